@@ -1,0 +1,256 @@
+"""Big Two on the engine (SPEC.md 5.1, seed 004): setup, the play and pass
+actions, the turn timer's automatic action, scoring, and each seat's view.
+
+The card-combination rules live in combos.py and legal.py; this module is
+the table: whose turn, what lies on the table, who passed, who won."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.bigtwo.cards import FULL_DECK, card_order, sort_cards
+from games.bigtwo.combos import Combination, beats, classify
+from games.bigtwo.legal import legal_plays
+from games.engine import timings
+from games.engine.draw import DrawPlugin
+from games.engine.engine import Context, Engine
+from games.engine.errors import Reason, RuleError
+from games.engine.flow import Phase, begin_turn, deal_initial_cards, finish_phase
+from games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin
+from games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
+from games.engine.views import View
+
+SEATS = 4
+HAND_SIZE = 13
+THREE_OF_CLUBS = "3C"
+DEFAULT_TURN_TIMEOUT_MS = 20_000
+
+PLAY = "play"
+PASS = "pass"
+
+# Events, in the order a move causes them.
+PLAYED = "PLAYED"
+PASSED = "PASSED"
+TRICK_CLEARED = "TRICK_CLEARED"
+GAME_OVER = "GAME_OVER"
+
+VAR_TIMEOUT = "bigtwo.turn_timeout_ms"
+VAR_DEADLINE = "bigtwo.deadline_ms"
+VAR_LAST_PLAY = "bigtwo.last_play"
+VAR_PASSED = "bigtwo.passed"
+VAR_FIRST_PLAY = "bigtwo.first_play"
+VAR_RESULT = "bigtwo.result"
+
+TURN_PHASES = (Phase("play", interactive=True),)
+
+
+def score_hands(cards_left: list[int]) -> list[int]:
+    """R-G1.7: a loser pays their cards left, doubled at 10 or more and
+    tripled at 13; the winner (no cards left) collects the total."""
+    payments = [n * (3 if n == HAND_SIZE else 2 if n >= 10 else 1) for n in cards_left]
+    total = sum(payments)
+    return [total if n == 0 else -paid for n, paid in zip(cards_left, payments)]
+
+
+def _hand(state: State, seat: int) -> list[str]:
+    return state["zones"][player_hand_zone_id(state["players"][seat]["id"])]["cards"]
+
+
+def _setup(ctx: Context) -> None:
+    deck = create_zone("deck", "deck")
+    deck["cards"] = list(FULL_DECK)
+    ctx.random.shuffle(deck["cards"])
+    add_zone(ctx.state, deck)
+    add_zone(ctx.state, create_zone("discard", "discard"))
+    ctx.fire(timings.GAME_PREPARED, timings.GameData())
+    deal_initial_cards(ctx, HAND_SIZE)
+    holder = next(seat for seat in range(SEATS) if THREE_OF_CLUBS in _hand(ctx.state, seat))
+    ctx.state["position"]["current"] = holder
+    ctx.state["variables"].update(
+        {VAR_LAST_PLAY: None, VAR_PASSED: [], VAR_FIRST_PLAY: True, VAR_RESULT: None}
+    )
+    ctx.fire(timings.GAME_START, timings.GameData())
+    _start_turn(ctx, holder)
+
+
+def _start_turn(ctx: Context, seat: int) -> None:
+    """Give `seat` the turn; a turn skipped by a trigger passes it on. The
+    trick clears when the turn returns to the player who made the last play."""
+    variables = ctx.state["variables"]
+    for _ in range(SEATS):
+        last_play = variables[VAR_LAST_PLAY]
+        if last_play is not None and last_play["seat"] == seat:
+            variables[VAR_LAST_PLAY] = None
+            variables[VAR_PASSED] = []
+            ctx.emit(TRICK_CLEARED, {"leader": seat})
+        if begin_turn(ctx, seat, TURN_PHASES) is not None:
+            variables[VAR_DEADLINE] = ctx.now_ms + variables[VAR_TIMEOUT]
+            return
+        seat = (seat + 1) % SEATS
+    raise RuntimeError("every seat's turn was skipped")
+
+
+def _end_turn(ctx: Context, seat: int) -> None:
+    finish_phase(ctx, seat, TURN_PHASES)
+    _start_turn(ctx, (seat + 1) % SEATS)
+
+
+def _validate_play(state: State, seat: int, payload: dict[str, Any]) -> Combination:
+    cards = payload.get("cards")
+    if not isinstance(cards, list) or not all(isinstance(card, str) for card in cards):
+        raise RuleError(Reason.MALFORMED, "a play needs 'cards': a list of card codes")
+    if len(set(cards)) != len(cards):
+        raise RuleError(Reason.ILLEGAL_MOVE, "a card appears twice in the play")
+    hand = _hand(state, seat)
+    missing = [card for card in cards if card not in hand]
+    if missing:
+        raise RuleError(Reason.ILLEGAL_MOVE, f"not in your hand: {' '.join(missing)}")
+    play = classify(cards)
+    if play is None:
+        raise RuleError(Reason.ILLEGAL_MOVE, f"{' '.join(cards)} is no combination")
+    variables = state["variables"]
+    if variables[VAR_FIRST_PLAY] and THREE_OF_CLUBS not in cards:
+        raise RuleError(Reason.ILLEGAL_MOVE, "the first play of the game must contain 3C")
+    last_play = variables[VAR_LAST_PLAY]
+    if last_play is not None and not beats(play, classify(last_play["cards"])):
+        raise RuleError(
+            Reason.ILLEGAL_MOVE,
+            f"{play.kind.value} {' '.join(play.cards)} does not beat "
+            f"{last_play['kind']} {' '.join(last_play['cards'])}",
+        )
+    return play
+
+
+def _play(action: Action, ctx: Context) -> HandlerResult:
+    state = ctx.state
+    seat = state["position"]["current"]
+    play = _validate_play(state, seat, action.payload)
+    hand_zone = player_hand_zone_id(action.player_id)
+    for card in play.cards:
+        move_card(state, card, hand_zone, "discard")
+    variables = state["variables"]
+    variables[VAR_LAST_PLAY] = {"seat": seat, "kind": play.kind.value, "cards": list(play.cards)}
+    variables[VAR_FIRST_PLAY] = False
+    ctx.emit(PLAYED, {"seat": seat, "kind": play.kind.value, "cards": list(play.cards)}, action.player_id)
+    if state["zones"][hand_zone]["cards"]:
+        _end_turn(ctx, seat)
+    else:
+        _finish_game(ctx, seat)
+    return HandlerResult(state, [])
+
+
+def _pass(action: Action, ctx: Context) -> HandlerResult:
+    state = ctx.state
+    seat = state["position"]["current"]
+    if action.payload:
+        raise RuleError(Reason.MALFORMED, "a pass carries nothing but its type")
+    last_play = state["variables"][VAR_LAST_PLAY]
+    if last_play is None:
+        raise RuleError(Reason.ILLEGAL_MOVE, "you lead this trick and may not pass")
+    state["variables"][VAR_PASSED].append(seat)
+    ctx.emit(PASSED, {"seat": seat}, action.player_id)
+    _end_turn(ctx, seat)
+    return HandlerResult(state, [])
+
+
+def _finish_game(ctx: Context, winner: int) -> None:
+    state = ctx.state
+    cards_left = [len(_hand(state, seat)) for seat in range(SEATS)]
+    result = {"winner": winner, "cards_left": cards_left, "scores": score_hands(cards_left)}
+    state["variables"][VAR_RESULT] = result
+    state["variables"][VAR_DEADLINE] = None
+    state["position"]["phase"] = ""
+    ctx.emit(GAME_OVER, result)
+
+
+def _plays_to_actions(plays: list[Combination]) -> list[dict[str, Any]]:
+    return [{"type": PLAY, "cards": list(play.cards)} for play in plays]
+
+
+class BigTwo:
+    """The Big Two rules as the host sees them (games.engine.match.GameRules)."""
+
+    name = "bigtwo"
+    min_seats = SEATS
+    max_seats = SEATS
+    player_actions = frozenset({PLAY, PASS})
+    default_turn_timeout_ms = DEFAULT_TURN_TIMEOUT_MS
+    plugin = Plugin(
+        id="bigtwo",
+        name="Big Two",
+        version="1.0.0",
+        actions=(ActionHandler(PLAY, _play), ActionHandler(PASS, _pass)),
+        setup=_setup,
+    )
+
+    def engine(self) -> Engine:
+        return Engine([DrawPlugin, self.plugin])
+
+    def initial_variables(self, options: dict[str, Any]) -> dict[str, Any]:
+        timeout = options.get("turn_timeout_ms", self.default_turn_timeout_ms)
+        if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout <= 0:
+            raise ValueError(f"turn_timeout_ms must be a positive integer, got {timeout!r}")
+        return {VAR_TIMEOUT: timeout, VAR_DEADLINE: None}
+
+    def to_act(self, state: State) -> int | None:
+        if state["variables"].get(VAR_RESULT) is not None:
+            return None
+        return state["position"]["current"]
+
+    def deadline_ms(self, state: State) -> int | None:
+        return state["variables"].get(VAR_DEADLINE)
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        return state["variables"].get(VAR_RESULT)
+
+    def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
+        """Every legal play (each card set once), then pass when allowed."""
+        if self.to_act(state) != seat:
+            return []
+        variables = state["variables"]
+        last_play = variables[VAR_LAST_PLAY]
+        previous = classify(last_play["cards"]) if last_play is not None else None
+        must_include = THREE_OF_CLUBS if variables[VAR_FIRST_PLAY] else None
+        actions = _plays_to_actions(legal_plays(_hand(state, seat), previous, must_include))
+        if previous is not None:
+            actions.append({"type": PASS})
+        return actions
+
+    def automatic_action(self, state: State) -> dict[str, Any]:
+        """R-G1.8: the first play is 3C alone; a leader plays the lowest
+        single; anyone else passes."""
+        variables = state["variables"]
+        if variables[VAR_FIRST_PLAY]:
+            return {"type": PLAY, "cards": [THREE_OF_CLUBS]}
+        if variables[VAR_LAST_PLAY] is None:
+            lowest = min(_hand(state, state["position"]["current"]), key=card_order)
+            return {"type": PLAY, "cards": [lowest]}
+        return {"type": PASS}
+
+    def view(self, state: State, seat: int | None) -> View:
+        """What `seat` may see (None: a spectator). Built from an explicit
+        list of public fields plus the seat's own hand, so nothing hidden can
+        slip in: never another hand, never the deck's order."""
+        variables = state["variables"]
+        to_act = self.to_act(state)
+        view: View = {
+            "game": self.name,
+            "seat": -1 if seat is None else seat,
+            "players": [player["id"] for player in state["players"]],
+            "to_act": to_act,
+            "deadline_ms": variables[VAR_DEADLINE],
+            "hand_counts": [len(_hand(state, s)) for s in range(SEATS)],
+            "last_play": variables[VAR_LAST_PLAY],
+            "passed": list(variables[VAR_PASSED]),
+            "first_play": variables[VAR_FIRST_PLAY],
+            "result": variables[VAR_RESULT],
+        }
+        if seat is not None:
+            view["hand"] = sort_cards(_hand(state, seat))
+            if to_act == seat:
+                view["legal_actions"] = self.legal_actions(state, seat)
+        return view
+
+
+RULES = BigTwo()
+__all__ = ["RULES", "BigTwo", "score_hands"]

@@ -1,0 +1,124 @@
+"""Every play a Big Two hand can make: for bots, turn timers and hints to players.
+
+Plays are built from the shape of the hand (cards grouped by rank) instead of testing
+all 1287 five-card subsets of a 13-card hand, which keeps a full enumeration well under
+a millisecond.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from itertools import combinations, product
+
+from games.bigtwo.cards import RANKS, card_order
+from games.bigtwo.combos import STRAIGHT_RANKS, Combination, Kind, beats, straight_combination
+
+_KIND_ORDER = {kind: index for index, kind in enumerate(Kind)}
+_BOMBS = (Kind.FOUR_OF_A_KIND, Kind.STRAIGHT_FLUSH)
+
+# Each straight's ranks in card order, so a product over them yields sorted cards.
+_STRAIGHTS_IN_CARD_ORDER = tuple(
+    (index, tuple(sorted(ranks))) for index, ranks in enumerate(STRAIGHT_RANKS)
+)
+
+ByRank = list[list[str]]
+
+
+def legal_plays(
+    hand: Sequence[str],
+    previous: Combination | None,
+    must_include: str | None = None,
+) -> list[Combination]:
+    """Every distinct play from `hand` that may be laid on `previous`, weakest kind first
+    and by strength within a kind; with no previous play, every play a leader may make.
+
+    `must_include` restricts plays to those holding that card, for the game's first play
+    which must contain 3C (R-G1.6).
+    """
+    by_rank = _group_by_rank(hand)
+    wanted = _kinds_that_can_beat(previous)
+    plays = [
+        play
+        for kinds, generate in _GENERATORS
+        if not kinds.isdisjoint(wanted)
+        for play in generate(by_rank)
+    ]
+    if previous is not None:
+        plays = [play for play in plays if beats(play, previous)]
+    if must_include is not None:
+        plays = [play for play in plays if must_include in play.cards]
+    # Equal keys happen (pairs sharing their top card, full houses sharing their three);
+    # the sort is stable and the hand was put in card order, so ties still come out in
+    # an order that does not depend on how the hand was given.
+    plays.sort(key=lambda play: (_KIND_ORDER[play.kind], play.key))
+    return plays
+
+
+def _kinds_that_can_beat(previous: Combination | None) -> frozenset[Kind]:
+    if previous is None:
+        return frozenset(Kind)
+    return frozenset((previous.kind, *_BOMBS))
+
+
+def _group_by_rank(hand: Sequence[str]) -> ByRank:
+    by_rank: ByRank = [[] for _ in RANKS]
+    for card in sorted(set(hand), key=card_order):
+        by_rank[card_order(card) >> 2].append(card)
+    return by_rank
+
+
+def _singles(by_rank: ByRank) -> Iterator[Combination]:
+    for cards in by_rank:
+        for card in cards:
+            yield Combination(Kind.SINGLE, (card,), (card_order(card),))
+
+
+def _pairs(by_rank: ByRank) -> Iterator[Combination]:
+    for cards in by_rank:
+        for pair in combinations(cards, 2):
+            yield Combination(Kind.PAIR, pair, (card_order(pair[1]),))
+
+
+def _straights_and_straight_flushes(by_rank: ByRank) -> Iterator[Combination]:
+    for sequence_index, ranks in _STRAIGHTS_IN_CARD_ORDER:
+        groups = [by_rank[rank] for rank in ranks]
+        if all(groups):
+            for cards in product(*groups):
+                yield straight_combination(cards, sequence_index)
+
+
+def _full_houses(by_rank: ByRank) -> Iterator[Combination]:
+    for three_rank, three_cards in enumerate(by_rank):
+        if len(three_cards) < 3:
+            continue
+        for three in combinations(three_cards, 3):
+            for pair_rank, pair_cards in enumerate(by_rank):
+                if pair_rank == three_rank:
+                    continue
+                for pair in combinations(pair_cards, 2):
+                    cards = three + pair if three_rank < pair_rank else pair + three
+                    yield Combination(Kind.FULL_HOUSE, cards, (three_rank,))
+
+
+def _fours_of_a_kind(by_rank: ByRank) -> Iterator[Combination]:
+    for four_rank, four_cards in enumerate(by_rank):
+        if len(four_cards) < 4:
+            continue
+        four = tuple(four_cards)
+        for kicker_rank, kicker_cards in enumerate(by_rank):
+            if kicker_rank == four_rank:
+                continue
+            for kicker in kicker_cards:
+                cards = four + (kicker,) if four_rank < kicker_rank else (kicker, *four)
+                yield Combination(Kind.FOUR_OF_A_KIND, cards, (four_rank,))
+
+
+# Each generator with the kinds it yields. Straights and straight flushes share one,
+# since a single product over the ranks of a straight yields both.
+_GENERATORS: tuple[tuple[frozenset[Kind], Callable[[ByRank], Iterator[Combination]]], ...] = (
+    (frozenset({Kind.SINGLE}), _singles),
+    (frozenset({Kind.PAIR}), _pairs),
+    (frozenset({Kind.STRAIGHT, Kind.STRAIGHT_FLUSH}), _straights_and_straight_flushes),
+    (frozenset({Kind.FULL_HOUSE}), _full_houses),
+    (frozenset({Kind.FOUR_OF_A_KIND}), _fours_of_a_kind),
+)

@@ -1,0 +1,128 @@
+"""DrawPlugin, ported from seed 001 (decklet's src/plugins/DrawPlugin.ts)
+with Python names (R-E4). Behaviour, defaults, events, payloads and error
+messages are the seed's; only the spelling of names changed."""
+
+from __future__ import annotations
+
+from games.engine.engine import Context
+from games.engine.errors import Reason, RuleError
+from games.engine.plugin import Action, ActionHandler, Event, HandlerResult, Plugin
+from games.engine.rng import Random
+from games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
+
+DRAW_CARD_ACTION = "DRAW_CARD"
+CARD_DRAWN = "CARD_DRAWN"
+DECK_RESHUFFLED = "DECK_RESHUFFLED"
+DRAW_VAR_RESHUFFLE_FROM = "draw.reshuffleFrom"
+DRAW_VAR_RESHUFFLE_KEEP_TOP = "draw.reshuffleKeepTop"
+
+__all__ = [
+    "CARD_DRAWN",
+    "DECK_RESHUFFLED",
+    "DRAW_CARD_ACTION",
+    "DRAW_VAR_RESHUFFLE_FROM",
+    "DRAW_VAR_RESHUFFLE_KEEP_TOP",
+    "DrawPlugin",
+    "create_draw_card_action",
+    "player_hand_zone_id",
+]
+
+
+def create_draw_card_action(
+    player_id: str | None,
+    count: int,
+    from_zone_id: str | None = None,
+    to_zone_id: str | None = None,
+) -> Action:
+    payload: dict[str, object] = {"count": count}
+    if from_zone_id is not None:
+        payload["from_zone_id"] = from_zone_id
+    if to_zone_id is not None:
+        payload["to_zone_id"] = to_zone_id
+    return Action(DRAW_CARD_ACTION, player_id, payload)
+
+
+def _reshuffle_into_deck(
+    state: State, deck_zone_id: str, discard_zone_id: str, keep_top: bool, random: Random
+) -> int:
+    """Move the discard pile (all but its top card when keep_top) under the
+    deck, shuffled. Returns how many cards moved; 0 when there was nothing to
+    move or either zone is missing."""
+    deck = state["zones"].get(deck_zone_id)
+    discard = state["zones"].get(discard_zone_id)
+    if deck is None or discard is None:
+        return 0
+    movable = discard["cards"][:-1] if keep_top else list(discard["cards"])
+    if not movable:
+        return 0
+    random.shuffle(movable)
+    deck["cards"].extend(movable)
+    discard["cards"] = [discard["cards"][-1]] if keep_top else []
+    return len(movable)
+
+
+def _draw(action: Action, ctx: Context) -> HandlerResult:
+    next_state = ctx.state
+    payload = action.payload
+    count = payload.get("count", 1)
+    from_zone_id = payload.get("from_zone_id", "deck")
+    to_zone_id = payload.get("to_zone_id") or (
+        player_hand_zone_id(action.player_id) if action.player_id is not None else "hand"
+    )
+    if to_zone_id not in next_state["zones"]:
+        add_zone(next_state, create_zone(to_zone_id, "hand", action.player_id))
+
+    drawn_card_ids: list[str] = []
+    reshuffled = False
+    for i in range(count):
+        from_zone = next_state["zones"].get(from_zone_id)
+        if from_zone is None:
+            raise RuleError(Reason.ILLEGAL_MOVE, f"Cannot draw: source zone {from_zone_id} not found")
+        if not from_zone["cards"]:
+            reshuffle_from = next_state["variables"].get(DRAW_VAR_RESHUFFLE_FROM)
+            if isinstance(reshuffle_from, str):
+                keep_top = next_state["variables"].get(DRAW_VAR_RESHUFFLE_KEEP_TOP, True)
+                moved = _reshuffle_into_deck(next_state, from_zone_id, reshuffle_from, keep_top, ctx.random)
+                if moved == 0:
+                    raise RuleError(
+                        Reason.ILLEGAL_MOVE,
+                        f"Cannot draw {count} cards: zone {from_zone_id} ran out after drawing {i}"
+                        " (discard pile also empty)",
+                    )
+                reshuffled = True
+            else:
+                raise RuleError(
+                    Reason.ILLEGAL_MOVE,
+                    f"Cannot draw {count} cards: zone {from_zone_id} ran out after drawing {i}",
+                )
+        card_id = from_zone["cards"][0]
+        move_card(next_state, card_id, from_zone_id, to_zone_id)
+        drawn_card_ids.append(card_id)
+
+    events: list[Event] = []
+    if reshuffled:
+        events.append(
+            Event(
+                DECK_RESHUFFLED,
+                {"from_zone_id": from_zone_id, "count": len(next_state["zones"][from_zone_id]["cards"])},
+            )
+        )
+    if action.player_id is not None:
+        events.append(
+            Event(
+                CARD_DRAWN,
+                {"player_id": action.player_id, "card_ids": drawn_card_ids, "count": count},
+                action.player_id,
+            )
+        )
+    else:
+        events.append(Event(CARD_DRAWN, {"card_ids": drawn_card_ids, "count": count}))
+    return HandlerResult(next_state, events)
+
+
+DrawPlugin = Plugin(
+    id="draw",
+    name="Draw Cards",
+    version="1.0.0",
+    actions=(ActionHandler(DRAW_CARD_ACTION, _draw),),
+)

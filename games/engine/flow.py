@@ -1,0 +1,105 @@
+"""The game flow of seed 003, expressed with trigger timings rather than
+hard-wired: dealing the initial cards, and a turn walking its phases.
+
+Interactive phases (a play phase waiting for a player) are where a turn
+rests between actions; `begin_turn` returns the phase the turn rests in, and
+the game calls `finish_turn` when the player is done with it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from games.engine import timings
+from games.engine.draw import create_draw_card_action
+from games.engine.engine import Context
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    name: str
+    interactive: bool = False
+    body: Callable[[Context, int], None] | None = None
+
+
+def deal_initial_cards(ctx: Context, count: int) -> None:
+    """From the current player, each player draws `count` cards; the count is
+    a DrawInitialData a trigger may change, skip, or stop."""
+    players = ctx.state["players"]
+    start = ctx.state["position"]["current"]
+    ordered = [players[(start + k) % len(players)] for k in range(len(players))]
+    for player in ordered:
+        data = timings.DrawInitialData(player["id"], count)
+        if ctx.fire(timings.DRAW_INITIAL_CARDS, data) or data.skipped:
+            continue
+        ctx.run(create_draw_card_action(player["id"], data.count))
+    for player in ordered:
+        ctx.fire(timings.AFTER_DRAW_INITIAL_CARDS, timings.DrawInitialData(player["id"], count))
+
+
+def draw_phase(ctx: Context, seat: int, count: int = 2) -> None:
+    """The draw phase of seed 003: DRAW_N_CARDS may change how many cards."""
+    player_id = ctx.state["players"][seat]["id"]
+    data = timings.DrawNCardsData(player_id, count)
+    if ctx.fire(timings.DRAW_N_CARDS, data) or data.skipped:
+        return
+    ctx.run(create_draw_card_action(player_id, data.count))
+    ctx.fire(timings.AFTER_DRAW_N_CARDS, data)
+
+
+def begin_turn(ctx: Context, seat: int, phases: Sequence[Phase]) -> str | None:
+    """Start `seat`'s turn and walk its phases up to the first interactive
+    one that is entered; returns its name, or None when the turn ended
+    without needing the player (skipped, or no interactive phase entered)."""
+    position = ctx.state["position"]
+    position["current"] = seat
+    position["turn"] += 1
+    turn = timings.TurnData(seat)
+    if ctx.fire(timings.TURN_START, turn) or turn.skipped:
+        _end_turn(ctx, seat)
+        return None
+    return _walk_phases(ctx, seat, phases, 0)
+
+
+def finish_phase(ctx: Context, seat: int, phases: Sequence[Phase]) -> str | None:
+    """The player ended the phase the turn rests in: fire its end and walk on."""
+    names = [phase.name for phase in phases]
+    current = ctx.state["position"]["phase"]
+    ctx.fire(timings.PHASE_END, timings.PhaseData(seat, current))
+    return _walk_phases(ctx, seat, phases, names.index(current) + 1)
+
+
+def _walk_phases(ctx: Context, seat: int, phases: Sequence[Phase], start: int) -> str | None:
+    for phase in phases[start:]:
+        ctx.state["position"]["phase"] = phase.name
+        entered = _enter_phase(ctx, seat, phase.name)
+        if entered is None:
+            continue
+        if entered and phase.interactive:
+            return phase.name
+        if entered and phase.body is not None:
+            phase.body(ctx, seat)
+        # A phase stopped at its start still runs its cleanup timing.
+        ctx.fire(timings.PHASE_END, timings.PhaseData(seat, phase.name))
+    _end_turn(ctx, seat)
+    return None
+
+
+def _enter_phase(ctx: Context, seat: int, phase: str) -> bool | None:
+    """None: the phase was skipped; False: a PHASE_START handler stopped it;
+    True: it proceeds."""
+    data = timings.PhaseData(seat, phase)
+    ctx.fire(timings.PHASE_CHANGING, data)
+    if data.skipped:
+        ctx.fire(timings.PHASE_SKIPPING, data)
+        ctx.fire(timings.PHASE_SKIPPED, data)
+        return None
+    if ctx.fire(timings.PHASE_START, data):
+        return False
+    ctx.fire(timings.PHASE_PROCEEDING, data)
+    return True
+
+
+def _end_turn(ctx: Context, seat: int) -> None:
+    ctx.state["position"]["phase"] = ""
+    ctx.fire(timings.TURN_END, timings.TurnData(seat))

@@ -1,0 +1,66 @@
+"""The game state: plain data only (dicts with str keys, lists, str, int,
+bool, None) so that it round-trips through msgpack exactly; that is what
+checkpoints store and what hashes are computed over.
+
+Layout (R-E1):
+    {"game_id": str,
+     "zones": {zone_id: {"id", "type", "owner_id", "cards": [card ids]}},
+     "players": [{"id", "name", "seat", "status", "data": {}}],
+     "variables": {name: value},
+     "position": {"round", "turn", "phase", "current"},   # current = seat
+     "rng": int}                                           # SplitMix64 state
+
+Zone order: `cards[0]` is the top; cards moved into a zone are appended at
+its end, so the most recently discarded card is `cards[-1]` (the "top" that a
+keep-top reshuffle leaves behind, as in seed 001).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+State = dict[str, Any]
+
+
+def player_hand_zone_id(player_id: str) -> str:
+    return f"player:{player_id}:hand"
+
+
+def create_zone(zone_id: str, zone_type: str, owner_id: str | None = None) -> dict[str, Any]:
+    return {"id": zone_id, "type": zone_type, "owner_id": owner_id, "cards": []}
+
+
+def add_zone(state: State, zone: dict[str, Any]) -> None:
+    if zone["id"] in state["zones"]:
+        raise ValueError(f"zone {zone['id']} already exists")
+    state["zones"][zone["id"]] = zone
+
+
+def move_card(state: State, card_id: str, from_zone_id: str, to_zone_id: str) -> None:
+    state["zones"][from_zone_id]["cards"].remove(card_id)
+    state["zones"][to_zone_id]["cards"].append(card_id)
+
+
+def new_state(game_id: str, players: list[dict[str, Any]], rng_state: int) -> State:
+    return {
+        "game_id": game_id,
+        "zones": {},
+        "players": players,
+        "variables": {},
+        "position": {"round": 0, "turn": 0, "phase": "", "current": 0},
+        "rng": rng_state,
+    }
+
+
+def copy_state(state: State) -> State:
+    """A deep copy; going through msgpack also proves the state is plain data."""
+    return msgpack.unpackb(msgpack.packb(state, use_bin_type=True), raw=False, strict_map_key=True)
+
+
+def player_seat(state: State, player_id: str) -> int:
+    for player in state["players"]:
+        if player["id"] == player_id:
+            return player["seat"]
+    raise KeyError(player_id)

@@ -1,0 +1,91 @@
+"""Views, deltas and hashes (R-P2, R-P5, R-P6). docs/protocol.md specifies
+all three for implementers in other languages.
+
+- Canonical encoding: msgpack with every map's keys (strings) sorted by their
+  UTF-8 bytes, integers in their smallest encoding, no floats, str as msgpack
+  str and bytes as bin.
+- View hash: lowercase hex SHA-256 of the canonical encoding.
+- Delta: a list of operations, each `[path, value]` (set the value at path)
+  or `[path]` (delete the key at path), where path is a list of map keys.
+  Maps are diffed key by key; any other changed value (a list, a scalar) is
+  replaced whole. Applying the operations in order to the old view gives the
+  new view exactly; an unchanged view has the empty delta.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import msgpack
+
+View = dict[str, Any]
+Delta = list[list[Any]]
+
+
+def _sorted_tree(value: Any) -> Any:
+    if isinstance(value, dict):
+        for key in value:
+            if not isinstance(key, str):
+                raise TypeError(f"canonical maps have str keys only, got {key!r}")
+        return {key: _sorted_tree(value[key]) for key in sorted(value, key=lambda k: k.encode())}
+    if isinstance(value, (list, tuple)):
+        return [_sorted_tree(item) for item in value]
+    if isinstance(value, float):
+        raise TypeError(f"canonical encoding has no floats, got {value!r}")
+    return value
+
+
+def canonical_bytes(value: Any) -> bytes:
+    return msgpack.packb(_sorted_tree(value), use_bin_type=True)
+
+
+def decode(data: bytes) -> Any:
+    return msgpack.unpackb(data, raw=False)
+
+
+def view_hash(view: View) -> str:
+    return hashlib.sha256(canonical_bytes(view)).hexdigest()
+
+
+def diff(old: View, new: View) -> Delta:
+    """The operations that turn `old` into `new`, and nothing else."""
+    ops: Delta = []
+    _diff_maps(old, new, [], ops)
+    return ops
+
+
+def _diff_maps(old: dict[str, Any], new: dict[str, Any], path: list[str], ops: Delta) -> None:
+    for key in old:
+        if key not in new:
+            ops.append([path + [key]])
+    for key, value in new.items():
+        if key not in old:
+            ops.append([path + [key], value])
+            continue
+        previous = old[key]
+        if isinstance(previous, dict) and isinstance(value, dict):
+            _diff_maps(previous, value, path + [key], ops)
+        elif type(previous) is not type(value) or previous != value:
+            ops.append([path + [key], value])
+
+
+def apply_delta(view: View, delta: Delta) -> View:
+    """A new view; `view` is not modified (maps on each path are copied)."""
+    result = dict(view)
+    for op in delta:
+        path = op[0]
+        if not path:
+            raise ValueError("a delta operation needs a non-empty path")
+        target = result
+        for key in path[:-1]:
+            child = dict(target[key])
+            target[key] = child
+            target = child
+        if len(op) == 2:
+            target[path[-1]] = op[1]
+        elif len(op) == 1:
+            del target[path[-1]]
+        else:
+            raise ValueError(f"a delta operation has one or two elements, got {len(op)}")
+    return result
