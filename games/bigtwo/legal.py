@@ -21,7 +21,7 @@ _STRAIGHTS_IN_CARD_ORDER = tuple(
     (index, tuple(sorted(ranks))) for index, ranks in enumerate(STRAIGHT_RANKS)
 )
 
-ByRank = list[list[str]]
+_ByRank = list[list[str]]
 
 
 def legal_plays(
@@ -60,26 +60,26 @@ def _kinds_that_can_beat(previous: Combination | None) -> frozenset[Kind]:
     return frozenset((previous.kind, *_BOMBS))
 
 
-def _group_by_rank(hand: Sequence[str]) -> ByRank:
-    by_rank: ByRank = [[] for _ in RANKS]
+def _group_by_rank(hand: Sequence[str]) -> _ByRank:
+    by_rank: _ByRank = [[] for _ in RANKS]
     for card in sorted(set(hand), key=card_order):
         by_rank[card_order(card) >> 2].append(card)
     return by_rank
 
 
-def _singles(by_rank: ByRank) -> Iterator[Combination]:
+def _singles(by_rank: _ByRank) -> Iterator[Combination]:
     for cards in by_rank:
         for card in cards:
             yield Combination(Kind.SINGLE, (card,), (card_order(card),))
 
 
-def _pairs(by_rank: ByRank) -> Iterator[Combination]:
+def _pairs(by_rank: _ByRank) -> Iterator[Combination]:
     for cards in by_rank:
         for pair in combinations(cards, 2):
             yield Combination(Kind.PAIR, pair, (card_order(pair[1]),))
 
 
-def _straights_and_straight_flushes(by_rank: ByRank) -> Iterator[Combination]:
+def _straights_and_straight_flushes(by_rank: _ByRank) -> Iterator[Combination]:
     for sequence_index, ranks in _STRAIGHTS_IN_CARD_ORDER:
         groups = [by_rank[rank] for rank in ranks]
         if all(groups):
@@ -87,7 +87,7 @@ def _straights_and_straight_flushes(by_rank: ByRank) -> Iterator[Combination]:
                 yield straight_combination(cards, sequence_index)
 
 
-def _full_houses(by_rank: ByRank) -> Iterator[Combination]:
+def _full_houses(by_rank: _ByRank) -> Iterator[Combination]:
     for three_rank, three_cards in enumerate(by_rank):
         if len(three_cards) < 3:
             continue
@@ -100,7 +100,7 @@ def _full_houses(by_rank: ByRank) -> Iterator[Combination]:
                     yield Combination(Kind.FULL_HOUSE, cards, (three_rank,))
 
 
-def _fours_of_a_kind(by_rank: ByRank) -> Iterator[Combination]:
+def _fours_of_a_kind(by_rank: _ByRank) -> Iterator[Combination]:
     for four_rank, four_cards in enumerate(by_rank):
         if len(four_cards) < 4:
             continue
@@ -115,7 +115,7 @@ def _fours_of_a_kind(by_rank: ByRank) -> Iterator[Combination]:
 
 # Each generator with the kinds it yields. Straights and straight flushes share one,
 # since a single product over the ranks of a straight yields both.
-_GENERATORS: tuple[tuple[frozenset[Kind], Callable[[ByRank], Iterator[Combination]]], ...] = (
+_GENERATORS: tuple[tuple[frozenset[Kind], Callable[[_ByRank], Iterator[Combination]]], ...] = (
     (frozenset({Kind.SINGLE}), _singles),
     (frozenset({Kind.PAIR}), _pairs),
     (frozenset({Kind.STRAIGHT, Kind.STRAIGHT_FLUSH}), _straights_and_straight_flushes),
