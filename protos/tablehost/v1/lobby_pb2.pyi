@@ -50,12 +50,14 @@ class LeaveQueueResponse(_message.Message):
     def __init__(self, removed: _Optional[bool] = ...) -> None: ...
 
 class CreatePrivateTableRequest(_message.Message):
-    __slots__ = ("game", "variant")
+    __slots__ = ("game", "variant", "turn_timeout_ms")
     GAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
     game: str
     variant: str
-    def __init__(self, game: _Optional[str] = ..., variant: _Optional[str] = ...) -> None: ...
+    turn_timeout_ms: int
+    def __init__(self, game: _Optional[str] = ..., variant: _Optional[str] = ..., turn_timeout_ms: _Optional[int] = ...) -> None: ...
 
 class PrivateTable(_message.Message):
     __slots__ = ("code", "game", "seats")

@@ -1,0 +1,65 @@
+"""What a room sends down a table stream, as domain records. The gRPC
+servicer turns them into protobuf at the edge (table_service.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from games.engine.errors import Reason
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotOut:
+    seq: int
+    view: bytes
+    view_hash: str
+    seat: int
+    table_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeltaOut:
+    seq: int
+    act_id: str
+    delta: bytes
+    view_hash: str
+    automatic: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RejectionOut:
+    act_id: str
+    reason: str  # a games.engine.errors.Reason value, or one of the host-level reasons below
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptedOut:
+    act_id: str
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameOverOut:
+    seq: int
+    result: bytes
+    scores: tuple[int, ...]
+    winner: int
+
+
+@dataclass(frozen=True, slots=True)
+class CloseOut:
+    """End the stream: the room is recycled or shutting down."""
+
+    details: str
+
+
+# Reasons only the host can give (the rules never see seats or tokens).
+NOT_YOUR_SEAT = "not_your_seat"
+RATE_LIMITED = "rate_limited"
+BAD_TOKEN = "bad_token"
+PROTOCOL = "protocol"
+HOST_REASONS = (NOT_YOUR_SEAT, RATE_LIMITED, BAD_TOKEN, PROTOCOL)
+ALL_REASONS = tuple(reason.value for reason in Reason) + HOST_REASONS
+
+Outbound = SnapshotOut | DeltaOut | RejectionOut | AcceptedOut | GameOverOut | CloseOut

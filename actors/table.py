@@ -1,0 +1,313 @@
+"""One table's authoritative game, its seq and log, and its subscribers:
+everything a room does per move, with no gRPC and no Ray in sight (the
+servicer and the actor wrap it). Single-threaded by construction: every
+method runs on the room actor's event loop.
+
+Per move (R-P1, R-P2): apply the commit to the Match, then for every viewer
+(each seat and the spectators) compute the new view, the delta from the old
+one and the new hash, append them to the log, and queue them to that
+viewer's streams. Reconnects replay from the log (R-P9)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import msgpack
+
+from actors.outbound import (
+    NOT_YOUR_SEAT,
+    PROTOCOL,
+    RATE_LIMITED,
+    AcceptedOut,
+    CloseOut,
+    DeltaOut,
+    GameOverOut,
+    Outbound,
+    RejectionOut,
+    SnapshotOut,
+)
+from actors.tokens import SPECTATOR_SEAT
+from games.engine.errors import Reason, RuleError
+from games.engine.match import GameRules, Match
+from games.engine.views import View, canonical_bytes, diff, view_hash
+
+log = logging.getLogger("tablehost.table")
+
+MAX_ACT_ID_LENGTH = 64
+
+
+def wall_clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class TokenBucket:
+    """Per-stream flood control (R-S4): `rate` messages a second, `burst` at once."""
+
+    __slots__ = ("rate", "burst", "_tokens", "_stamp")
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self._tokens, self._stamp = burst, time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
+        self._stamp = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+
+@dataclass(eq=False)
+class Subscriber:
+    """One open stream: a seat's player, or a spectator (seat -1)."""
+
+    seat: int
+    bucket: TokenBucket
+    outbox: asyncio.Queue[Outbound] = field(default_factory=asyncio.Queue)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One published change in the log: per viewer, the delta bytes and the hash after it."""
+
+    seq: int
+    act_id: str
+    automatic: bool
+    deltas: dict[int, tuple[bytes, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    accepted: bool
+    seq: int = 0
+    reason: str = ""
+    message: str = ""
+
+
+@dataclass
+class TableStats:
+    moves: int = 0
+    automatic_moves: int = 0
+    rejects: int = 0
+    desyncs: int = 0
+
+
+class Table:
+    def __init__(
+        self,
+        table_id: str,
+        rules: GameRules,
+        seed: int,
+        players: list[str],
+        options: dict[str, Any],
+        *,
+        rate: float = 50.0,
+        burst: float = 100.0,
+        clock: Callable[[], int] = wall_clock_ms,
+        on_finished: Callable[["Table"], None] | None = None,
+    ) -> None:
+        self.table_id = table_id
+        self.clock = clock
+        self.match = Match(rules, seed, players, options, clock())
+        self.seq = 0
+        self.stats = TableStats()
+        self._rate, self._burst = rate, burst
+        self._on_finished = on_finished
+        self._viewers = [*range(len(players)), SPECTATOR_SEAT]
+        self._views: dict[int, View] = {v: self._view_of(v) for v in self._viewers}
+        self._hashes: dict[int, str] = {v: view_hash(view) for v, view in self._views.items()}
+        self._initial_hashes = dict(self._hashes)
+        self._log: list[Change] = []
+        self._outcomes: dict[tuple[int, str], Outcome] = {}
+        self._subscribers: set[Subscriber] = set()
+        self._timer: asyncio.TimerHandle | None = None
+        self._schedule_timer()
+
+    # -- streams -------------------------------------------------------------
+
+    @property
+    def subscriber_count(self) -> int:
+        return len(self._subscribers)
+
+    def subscribe(self, seat: int, last_seq: int) -> Subscriber:
+        """Attach a stream and queue what it is missing: the deltas after
+        `last_seq` when the log has them, else a snapshot (R-P9)."""
+        subscriber = Subscriber(seat, TokenBucket(self._rate, self._burst))
+        self._subscribers.add(subscriber)
+        if 0 < last_seq <= self.seq:
+            for change in self._log[last_seq:]:
+                self._queue_delta(subscriber, change)
+        else:
+            subscriber.outbox.put_nowait(self._snapshot(seat))
+        if self.match.result is not None:
+            subscriber.outbox.put_nowait(self._game_over())
+        return subscriber
+
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        self._subscribers.discard(subscriber)
+
+    def close(self, details: str) -> None:
+        """Stop the timer and end every stream (the room is being recycled)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        for subscriber in self._subscribers:
+            subscriber.outbox.put_nowait(CloseOut(details))
+        self._subscribers.clear()
+
+    # -- client messages -----------------------------------------------------
+
+    def commit(self, subscriber: Subscriber, act_id: str, action_bytes: bytes) -> None:
+        """Apply and publish, or reject to this stream alone (R-P4)."""
+        if not subscriber.bucket.take():
+            self._reject(subscriber, act_id, RATE_LIMITED, "too many messages; slow down", remember=False)
+            return
+        if not 0 < len(act_id) <= MAX_ACT_ID_LENGTH:
+            self._reject(subscriber, act_id, PROTOCOL, f"act_id must be 1-{MAX_ACT_ID_LENGTH} characters", False)
+            return
+        key = (subscriber.seat, act_id)
+        previous = self._outcomes.get(key)
+        if previous is not None:
+            self._repeat(subscriber, act_id, previous)
+            return
+        if subscriber.seat == SPECTATOR_SEAT:
+            self._reject(subscriber, act_id, NOT_YOUR_SEAT, "spectators cannot act")
+            return
+        try:
+            action = msgpack.unpackb(action_bytes, raw=False)
+        except Exception as error:  # msgpack raises several unrelated types for bad bytes
+            self._reject(subscriber, act_id, Reason.MALFORMED.value, f"action bytes are not msgpack: {error}")
+            return
+        if isinstance(action, dict) and "seat" in action:
+            if action["seat"] != subscriber.seat:
+                self._reject(
+                    subscriber, act_id, NOT_YOUR_SEAT,
+                    f"your token is for seat {subscriber.seat}, not seat {action['seat']!r}",
+                )
+                return
+            action = {key: value for key, value in action.items() if key != "seat"}
+        try:
+            self.match.act(subscriber.seat, action, self.clock())
+        except RuleError as error:
+            self._reject(subscriber, act_id, error.reason.value, error.message)
+            return
+        self.stats.moves += 1
+        self._outcomes[key] = Outcome(True, self.seq + 1)
+        self._publish(act_id, automatic=False)
+
+    def ack(self, subscriber: Subscriber, seq: int, client_hash: str) -> None:
+        """A hash that differs from ours at that seq is a desync: count it and
+        resend the whole view (R-P3)."""
+        if not 0 <= seq <= self.seq:
+            subscriber.outbox.put_nowait(RejectionOut("", PROTOCOL, f"ack for seq {seq}; the table is at {self.seq}"))
+            return
+        expected = self._hash_at(subscriber.seat, seq)
+        if client_hash != expected:
+            self.stats.desyncs += 1
+            log.warning(
+                "desync table=%s seq=%d seat=%d: client hash %s, host %s; sending a snapshot",
+                self.table_id, seq, subscriber.seat, client_hash[:12], expected[:12],
+            )
+            subscriber.outbox.put_nowait(self._snapshot(subscriber.seat))
+
+    def rate_limited(self, subscriber: Subscriber) -> bool:
+        """True when a message other than a commit must be dropped for flooding."""
+        return not subscriber.bucket.take()
+
+    # -- internals -------------------------------------------------------------
+
+    def _view_of(self, viewer: int) -> View:
+        return self.match.view(None if viewer == SPECTATOR_SEAT else viewer)
+
+    def _hash_at(self, viewer: int, seq: int) -> str:
+        if seq == self.seq:
+            return self._hashes[viewer]
+        if seq == 0:
+            return self._initial_hashes[viewer]
+        return self._log[seq - 1].deltas[viewer][1]
+
+    def _snapshot(self, viewer: int) -> SnapshotOut:
+        view = self._views[viewer]
+        return SnapshotOut(self.seq, canonical_bytes(view), self._hashes[viewer], viewer, self.table_id)
+
+    def _game_over(self) -> GameOverOut:
+        result = self.match.result or {}
+        return GameOverOut(
+            self.seq, canonical_bytes(result), tuple(result.get("scores", ())), result.get("winner", -1)
+        )
+
+    def _publish(self, act_id: str, automatic: bool) -> None:
+        self.seq += 1
+        deltas: dict[int, tuple[bytes, str]] = {}
+        for viewer in self._viewers:
+            new_view = self._view_of(viewer)
+            delta_bytes = canonical_bytes(diff(self._views[viewer], new_view))
+            new_hash = view_hash(new_view)
+            self._views[viewer], self._hashes[viewer] = new_view, new_hash
+            deltas[viewer] = (delta_bytes, new_hash)
+        change = Change(self.seq, act_id, automatic, deltas)
+        self._log.append(change)
+        for subscriber in self._subscribers:
+            self._queue_delta(subscriber, change)
+        log.debug("published table=%s seq=%d act_id=%s automatic=%s", self.table_id, self.seq, act_id, automatic)
+        if self.match.result is not None:
+            self._finish()
+        else:
+            self._schedule_timer()
+
+    def _queue_delta(self, subscriber: Subscriber, change: Change) -> None:
+        delta_bytes, new_hash = change.deltas[subscriber.seat]
+        subscriber.outbox.put_nowait(DeltaOut(change.seq, change.act_id, delta_bytes, new_hash, change.automatic))
+
+    def _finish(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        game_over = self._game_over()
+        for subscriber in self._subscribers:
+            subscriber.outbox.put_nowait(game_over)
+        log.info("game over table=%s seq=%d result=%s", self.table_id, self.seq, self.match.result)
+        if self._on_finished is not None:
+            self._on_finished(self)
+
+    def _schedule_timer(self) -> None:
+        """The turn timer (R-P8) runs on the room's loop; a move cancels it."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        deadline = self.match.deadline_ms
+        if deadline is None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, (deadline - self.clock()) / 1000)
+        self._timer = loop.call_later(delay, self._expire, self.seq)
+
+    def _expire(self, scheduled_at_seq: int) -> None:
+        self._timer = None
+        if scheduled_at_seq != self.seq or self.match.result is not None:
+            return
+        self.match.act_automatically(self.clock())
+        self.stats.moves += 1
+        self.stats.automatic_moves += 1
+        log.info("turn timer expired table=%s seq=%d: automatic move", self.table_id, self.seq + 1)
+        self._publish("", automatic=True)
+
+    def _reject(self, subscriber: Subscriber, act_id: str, reason: str, message: str, remember: bool = True) -> None:
+        self.stats.rejects += 1
+        if remember and act_id:
+            self._outcomes[(subscriber.seat, act_id)] = Outcome(False, reason=reason, message=message)
+        log.info("rejected table=%s seq=%d act_id=%s seat=%d: %s (%s)", self.table_id, self.seq, act_id,
+                 subscriber.seat, message, reason)
+        subscriber.outbox.put_nowait(RejectionOut(act_id, reason, message))
+
+    def _repeat(self, subscriber: Subscriber, act_id: str, outcome: Outcome) -> None:
+        if outcome.accepted:
+            subscriber.outbox.put_nowait(AcceptedOut(act_id, outcome.seq))
+        else:
+            subscriber.outbox.put_nowait(RejectionOut(act_id, outcome.reason, outcome.message))

@@ -1,0 +1,141 @@
+"""The table service (tablehost.v1.Table) a room serves for its own table:
+the edge where protobuf becomes domain calls on actors.table.Table and
+outbound records become protobuf. One stream per player or spectator."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import AsyncIterator, Callable
+
+import grpc
+from grpc import aio
+
+from actors.outbound import (
+    BAD_TOKEN,
+    PROTOCOL,
+    RATE_LIMITED,
+    AcceptedOut,
+    CloseOut,
+    DeltaOut,
+    GameOverOut,
+    Outbound,
+    RejectionOut,
+    SnapshotOut,
+)
+from actors.table import Subscriber, Table, wall_clock_ms
+from actors.tokens import TokenError, verify_seat_token
+from tablehost.v1 import table_pb2 as pb
+from tablehost.v1 import table_pb2_grpc
+
+log = logging.getLogger("tablehost.table_service")
+
+REASON_CODES = {
+    "not_your_turn": pb.REJECT_REASON_NOT_YOUR_TURN,
+    "not_your_seat": pb.REJECT_REASON_NOT_YOUR_SEAT,
+    "illegal_move": pb.REJECT_REASON_ILLEGAL_MOVE,
+    "malformed": pb.REJECT_REASON_MALFORMED,
+    "unknown_action": pb.REJECT_REASON_UNKNOWN_ACTION,
+    "game_over": pb.REJECT_REASON_GAME_OVER,
+    "rate_limited": pb.REJECT_REASON_RATE_LIMITED,
+    "bad_token": pb.REJECT_REASON_BAD_TOKEN,
+    "protocol": pb.REJECT_REASON_PROTOCOL,
+}
+
+
+def to_proto(message: Outbound) -> pb.ServerMessage:
+    if isinstance(message, DeltaOut):
+        return pb.ServerMessage(
+            delta=pb.Delta(
+                seq=message.seq, act_id=message.act_id, delta=message.delta,
+                view_hash=message.view_hash, automatic=message.automatic,
+            )
+        )
+    if isinstance(message, SnapshotOut):
+        return pb.ServerMessage(
+            snapshot=pb.Snapshot(
+                seq=message.seq, view=message.view, view_hash=message.view_hash,
+                seat=message.seat, table_id=message.table_id,
+            )
+        )
+    if isinstance(message, RejectionOut):
+        return pb.ServerMessage(
+            rejection=pb.Rejection(act_id=message.act_id, reason=REASON_CODES[message.reason], message=message.message)
+        )
+    if isinstance(message, AcceptedOut):
+        return pb.ServerMessage(accepted=pb.Accepted(act_id=message.act_id, seq=message.seq))
+    if isinstance(message, GameOverOut):
+        return pb.ServerMessage(
+            game_over=pb.GameOver(seq=message.seq, result=message.result, scores=message.scores, winner=message.winner)
+        )
+    raise TypeError(f"no wire form for {message!r}")
+
+
+# Queued by the reader when the client half-closes: the stream ends with OK.
+_CLIENT_DONE = CloseOut("the client closed its stream")
+
+
+def _bad_hello(details: str) -> pb.ServerMessage:
+    return pb.ServerMessage(rejection=pb.Rejection(reason=REASON_CODES[BAD_TOKEN], message=details))
+
+
+class TableService(table_pb2_grpc.TableServicer):
+    """Serves whichever table the room holds now; `current_table` returns
+    None between games, when every hello is refused."""
+
+    def __init__(self, current_table: Callable[[], Table | None], token_secret: bytes) -> None:
+        self._current_table = current_table
+        self._secret = token_secret
+
+    async def Play(
+        self, request_iterator: AsyncIterator[pb.ClientMessage], context: aio.ServicerContext
+    ) -> AsyncIterator[pb.ServerMessage]:
+        try:
+            first = await anext(request_iterator)
+        except StopAsyncIteration:
+            return
+        if first.WhichOneof("kind") != "hello":
+            yield _bad_hello("the first message on a table stream must be a hello")
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "expected hello")
+        table = self._current_table()
+        if table is None:
+            yield _bad_hello("this room holds no table now; look the table up in the lobby")
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "no table")
+        try:
+            claim = verify_seat_token(self._secret, first.hello.seat_token, table.table_id, wall_clock_ms())
+        except TokenError as error:
+            log.info("refused hello table=%s: %s", table.table_id, error)
+            yield _bad_hello(str(error))
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(error))
+        subscriber = table.subscribe(claim.seat, first.hello.last_seq)
+        log.info("stream open table=%s seat=%d last_seq=%d", table.table_id, claim.seat, first.hello.last_seq)
+        reader = asyncio.create_task(self._read(table, subscriber, request_iterator))
+        try:
+            while True:
+                message = await subscriber.outbox.get()
+                if message is _CLIENT_DONE:
+                    break
+                if isinstance(message, CloseOut):
+                    await context.abort(grpc.StatusCode.UNAVAILABLE, message.details)
+                yield to_proto(message)
+        finally:
+            reader.cancel()
+            table.unsubscribe(subscriber)
+            log.info("stream closed table=%s seat=%d", table.table_id, claim.seat)
+
+    async def _read(self, table: Table, subscriber: Subscriber, requests: AsyncIterator[pb.ClientMessage]) -> None:
+        """Client messages, in order, applied on the room's loop. When the
+        client half-closes, wake the writer so the stream can end."""
+        try:
+            async for message in requests:
+                kind = message.WhichOneof("kind")
+                if kind == "commit":
+                    table.commit(subscriber, message.commit.act_id, message.commit.action)
+                elif table.rate_limited(subscriber):
+                    subscriber.outbox.put_nowait(RejectionOut("", RATE_LIMITED, "too many messages; slow down"))
+                elif kind == "ack":
+                    table.ack(subscriber, message.ack.seq, message.ack.view_hash)
+                else:
+                    subscriber.outbox.put_nowait(RejectionOut("", PROTOCOL, f"unexpected {kind} after hello"))
+        finally:
+            subscriber.outbox.put_nowait(_CLIENT_DONE)

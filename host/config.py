@@ -1,0 +1,95 @@
+"""The host's one typed configuration, built from CLI flags over
+environment variables (TABLEHOST_*) over defaults, and passed down."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+from dataclasses import dataclass, field
+
+from actors.config import LobbyConfig, RoomConfig
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    return os.environ.get(f"TABLEHOST_{name}", default)
+
+
+def _parse_timeouts(pairs: list[str]) -> dict[str, int]:
+    timeouts: dict[str, int] = {}
+    for pair in pairs:
+        game, _, value = pair.partition("=")
+        if not game or not value.isdigit() or int(value) <= 0:
+            raise argparse.ArgumentTypeError(f"--turn-timeout takes GAME=MILLISECONDS, got {pair!r}")
+        timeouts[game] = int(value)
+    return timeouts
+
+
+@dataclass(frozen=True)
+class HostConfig:
+    host: str = "127.0.0.1"
+    port: int = 50051
+    # A Ray address to join; None starts an embedded local Ray (R-O1).
+    ray_address: str | None = None
+    room_host: str = "127.0.0.1"
+    room_port_min: int = 0
+    room_port_max: int = 0
+    token_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
+    warm_pool_size: int = 2
+    linger_s: float = 5.0
+    seed: int | None = None
+    turn_timeouts_ms: dict[str, int] = field(default_factory=dict)
+    commit_rate: float = 50.0
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--host", default=_env("HOST", "127.0.0.1"), help="front door bind address")
+        parser.add_argument("--port", type=int, default=int(_env("PORT", "50051")), help="front door port (0: any)")
+        parser.add_argument("--address", default=_env("RAY_ADDRESS"), help="join this Ray cluster instead of starting one")
+        parser.add_argument("--room-host", default=_env("ROOM_HOST", "127.0.0.1"), help="address rooms bind and advertise")
+        parser.add_argument("--room-ports", default=_env("ROOM_PORTS", "0-0"), help="port range for rooms, e.g. 40000-40999")
+        parser.add_argument("--warm-pool", type=int, default=int(_env("WARM_POOL", "2")), help="started rooms kept waiting")
+        parser.add_argument("--linger", type=float, default=float(_env("LINGER_S", "5")), help="seconds a finished table stays open")
+        parser.add_argument("--seed", type=int, default=int(_env("SEED")) if _env("SEED") else None, help="lobby seed (recorded)")
+        parser.add_argument("--turn-timeout", action="append", default=[], metavar="GAME=MS", help="turn timer per game")
+        parser.add_argument("--commit-rate", type=float, default=float(_env("COMMIT_RATE", "50")), help="messages/s per stream")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "HostConfig":
+        low, _, high = args.room_ports.partition("-")
+        if not (low.isdigit() and high.isdigit()) or int(low) > int(high):
+            raise SystemExit(f"--room-ports takes LOW-HIGH, got {args.room_ports!r}")
+        env_secret = _env("TOKEN_SECRET")
+        env_timeouts = [pair for pair in (_env("TURN_TIMEOUTS") or "").split(",") if pair]
+        return cls(
+            host=args.host,
+            port=args.port,
+            ray_address=args.address,
+            room_host=args.room_host,
+            room_port_min=int(low),
+            room_port_max=int(high),
+            token_secret=env_secret.encode() if env_secret else secrets.token_bytes(32),
+            warm_pool_size=args.warm_pool,
+            linger_s=args.linger,
+            seed=args.seed,
+            turn_timeouts_ms=_parse_timeouts(env_timeouts + args.turn_timeout),
+            commit_rate=args.commit_rate,
+        )
+
+    def lobby_config(self) -> LobbyConfig:
+        room = RoomConfig(
+            bind_host=self.room_host,
+            port_min=self.room_port_min,
+            port_max=self.room_port_max,
+            token_secret=self.token_secret,
+            linger_s=self.linger_s,
+            commit_rate=self.commit_rate,
+            commit_burst=self.commit_rate * 2,
+        )
+        return LobbyConfig(
+            room=room,
+            seed=self.seed,
+            warm_pool_size=self.warm_pool_size,
+            game_options={game: {"turn_timeout_ms": ms} for game, ms in self.turn_timeouts_ms.items()},
+            detached=self.ray_address is not None,
+        )

@@ -1,0 +1,97 @@
+"""Starting and stopping a host: Ray (embedded, or joined), the lobby actor,
+and the front door's grpc.aio server with health and reflection (R-P10)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from grpc import aio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from host.config import HostConfig
+from host.lobby_service import LobbyService
+from tablehost.v1 import lobby_pb2, lobby_pb2_grpc
+
+log = logging.getLogger("tablehost.host")
+
+LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name
+
+
+def start_ray(config: HostConfig) -> None:
+    """Embedded Ray stays on loopback (host/__init__.py sets the variable
+    that keeps it there); with an address, join that cluster."""
+    import ray
+
+    from actors.lobby import NAMESPACE
+
+    if ray.is_initialized():
+        return
+    if config.ray_address is None:
+        ray.init(namespace=NAMESPACE, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    else:
+        ray.init(address=config.ray_address, namespace=NAMESPACE, log_to_driver=False)
+
+
+def get_or_create_lobby(config: HostConfig) -> Any:
+    from actors.lobby import LOBBY_NAME, NAMESPACE, LobbyActor
+
+    return LobbyActor.options(
+        name=LOBBY_NAME,
+        namespace=NAMESPACE,
+        get_if_exists=True,
+        lifetime="detached" if config.ray_address is not None else None,
+    ).remote(config.lobby_config())
+
+
+class Host:
+    """One front door over one lobby. `start` returns once it serves."""
+
+    def __init__(self, config: HostConfig) -> None:
+        self.config = config
+        self.lobby: Any = None
+        self.server: aio.Server | None = None
+        self.port = 0
+        self._health = health.aio.HealthServicer()
+
+    @property
+    def target(self) -> str:
+        return f"{self.config.host}:{self.port}"
+
+    async def start(self) -> None:
+        start_ray(self.config)
+        self.lobby = get_or_create_lobby(self.config)
+        await self.lobby.ready.remote()
+        server = aio.server()
+        lobby_pb2_grpc.add_LobbyServicer_to_server(LobbyService(self.lobby), server)
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        reflection.enable_server_reflection(
+            (LOBBY_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        )
+        self.port = server.add_insecure_port(f"{self.config.host}:{self.config.port}")
+        if self.port == 0:
+            raise SystemExit(f"cannot bind {self.config.host}:{self.config.port}")
+        await server.start()
+        await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
+        await self._health.set(LOBBY_SERVICE, health_pb2.HealthCheckResponse.SERVING)
+        self.server = server
+
+    async def stop(self, grace_s: float = 2.0) -> None:
+        """Stop taking calls, close every room's streams with a status, then
+        leave Ray: an embedded Ray is shut down, a joined cluster is left
+        running (its lobby is detached)."""
+        import ray
+
+        await self._health.enter_graceful_shutdown()
+        if self.server is not None:
+            await self.server.stop(grace_s)
+            self.server = None
+        if self.config.ray_address is None and self.lobby is not None:
+            rooms = await self.lobby.room_handles.remote()
+            await asyncio.gather(*(room.stop.remote() for room in rooms.values()), return_exceptions=True)
+            ray.shutdown()
+        elif ray.is_initialized():
+            ray.shutdown()
+        log.info("host stopped")
