@@ -215,7 +215,8 @@ class LobbyActor:
         names = [by_ticket[ticket].name for ticket in opened["seated"]]
         self.table_log.append(
             {"table_id": table_id, "game": gathering.game, "seed": table_seed, "room_id": room_id,
-             "players": names, "tickets": opened["seated"], "options": gathering.options}
+             "players": names, "tickets": opened["seated"], "options": gathering.options,
+             "entrants": [entrant.ticket for entrant in entrants]}
         )
         log.info("table %s started in room %s, seed %d, seats %s", table_id, room_id, table_seed, names)
         for seat, ticket in enumerate(opened["seated"]):

@@ -1,0 +1,80 @@
+"""One real host per test session: a local Ray (started once, ~4 s), the
+lobby actor, room actors and the front door's gRPC server on 127.0.0.1,
+running on an event loop in a background thread. Tests talk to it through
+the client SDK from their own event loops, as separate clients would."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Future
+from typing import Any, Coroutine, TypeVar
+
+import pytest
+
+from host.config import HostConfig
+from host.server import Host
+
+T = TypeVar("T")
+
+
+class HostThread:
+    def __init__(self, config: HostConfig) -> None:
+        self.host = Host(config)
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="tablehost-host", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+        self.call(self.host.start(), timeout=120)
+
+    def call(self, coroutine: Coroutine[Any, Any, T], timeout: float = 30) -> T:
+        future: Future[T] = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        return future.result(timeout)
+
+    def stop(self) -> None:
+        self.call(self.host.stop(), timeout=60)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
+
+    @property
+    def target(self) -> str:
+        return self.host.target
+
+    def lobby(self, method: str, *args: Any) -> Any:
+        """Ask the lobby actor directly (what tests check behind the wire)."""
+        import ray
+
+        return ray.get(getattr(self.host.lobby, method).remote(*args), timeout=30)
+
+
+@pytest.fixture(scope="session")
+def host() -> Iterator[HostThread]:
+    config = HostConfig(port=0, warm_pool_size=4, linger_s=2.0, seed=20261129, commit_rate=200.0)
+    running = HostThread(config)
+    running.start()
+    yield running
+    running.stop()
+
+
+class _ClientLoop:
+    """The clients' event loop, one for the session in its own thread:
+    grpc.aio keeps per-process state bound to the loops it has seen, so
+    tests must not close a loop and open another (asyncio.run per test)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, name="tablehost-clients", daemon=True).start()
+
+
+_client_loop: _ClientLoop | None = None
+
+
+def run(coroutine: Coroutine[Any, Any, T], timeout: float = 120) -> T:
+    """Run a test's client coroutine on the clients' loop, with an overall bound."""
+    global _client_loop
+    if _client_loop is None:
+        _client_loop = _ClientLoop()
+    future = asyncio.run_coroutine_threadsafe(asyncio.wait_for(coroutine, timeout), _client_loop.loop)
+    return future.result(timeout + 5)

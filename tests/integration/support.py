@@ -1,0 +1,56 @@
+"""Client-side helpers the integration tests share: seat four players,
+play random legal moves to the end."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from clients.sdk import Assignment, LobbyClient, TableSession
+
+
+async def seat_table(target: str, game: str = "bigtwo", *, names: list[str] | None = None,
+                     code: str | None = None, record: bool = False) -> tuple[list[LobbyClient], list[TableSession]]:
+    """Four players join (the queue, or a private table by code) at once and
+    open their table streams; returned in seat order."""
+    names = names or [f"player-{i}" for i in range(4)]
+    lobbies = [LobbyClient(target) for _ in names]
+    if code is None:
+        assignments = await asyncio.gather(*(l.join_queue(game, n) for l, n in zip(lobbies, names)))
+    else:
+        assignments = await asyncio.gather(*(l.join_private_table(code, n) for l, n in zip(lobbies, names)))
+    sessions = await asyncio.gather(
+        *(TableSession.connect(a, l, record=record) for a, l in zip(assignments, lobbies))
+    )
+    order = sorted(range(len(sessions)), key=lambda i: sessions[i].seat)
+    return [lobbies[i] for i in order], [sessions[i] for i in order]
+
+
+async def play_randomly(session: TableSession, seed: int, moves_limit: int = 500) -> int:
+    """Random legal moves until the game ends; returns how many were accepted."""
+    rnd = random.Random(seed)
+    accepted = 0
+    while accepted < moves_limit:
+        view = await session.wait_for_turn(timeout=30)
+        if view is None:
+            return accepted
+        outcome = await session.commit(rnd.choice(view["legal_actions"]))
+        assert outcome.accepted, outcome
+        accepted += 1
+    raise AssertionError(f"seat {session.seat} made {moves_limit} moves without the game ending")
+
+
+async def close_all(lobbies: list[LobbyClient], sessions: list[TableSession]) -> None:
+    for session in sessions:
+        await session.close()
+    for lobby in lobbies:
+        await lobby.close()
+
+
+def assignment_of(session: TableSession) -> Assignment:
+    return session.assignment
+
+
+def scores_of(results: list[Any]) -> list[list[int]]:
+    return [list(result.scores) for result in results]
