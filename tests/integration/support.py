@@ -54,3 +54,14 @@ def assignment_of(session: TableSession) -> Assignment:
 
 def scores_of(results: list[Any]) -> list[list[int]]:
     return [list(result.scores) for result in results]
+
+
+async def wait_until(predicate, timeout: float = 10.0, interval: float = 0.02) -> None:
+    """Poll a condition the tests cannot await directly (a count inside the
+    lobby actor), failing after `timeout` instead of hanging."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise TimeoutError(f"condition not met within {timeout}s")
+        await asyncio.sleep(interval)

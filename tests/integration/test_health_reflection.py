@@ -1,0 +1,71 @@
+"""Health checking and reflection answer standard gRPC clients (R-P10), and
+everything the host runs stays on loopback."""
+
+from __future__ import annotations
+
+import grpc
+import psutil
+import pytest
+from conftest import run
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+from support import close_all, seat_table
+
+pytestmark = pytest.mark.integration
+
+
+def test_the_front_door_answers_health_checks(host) -> None:
+    async def scenario():
+        async with grpc.aio.insecure_channel(host.target) as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            overall = await stub.Check(health_pb2.HealthCheckRequest(service=""))
+            lobby = await stub.Check(health_pb2.HealthCheckRequest(service="tablehost.v1.Lobby"))
+            return overall.status, lobby.status
+
+    assert run(scenario()) == (health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.SERVING)
+
+
+def test_a_room_answers_health_checks_for_its_table_service(host) -> None:
+    async def scenario():
+        lobbies, sessions = await seat_table(host.target)
+        endpoint = sessions[0].assignment.endpoint
+        await close_all(lobbies, sessions)
+        async with grpc.aio.insecure_channel(endpoint) as channel:
+            reply = await health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service="tablehost.v1.Table")
+            )
+            return reply.status
+
+    assert run(scenario()) == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_reflection_describes_the_lobby_service(host) -> None:
+    channel = grpc.insecure_channel(host.target)
+    try:
+        database = ProtoReflectionDescriptorDatabase(channel)
+        services = set(database.get_services())
+        lobby = database.FindFileContainingSymbol("tablehost.v1.Lobby")
+    finally:
+        channel.close()
+    assert {"tablehost.v1.Lobby", "grpc.health.v1.Health"} <= services
+    assert lobby.name == "tablehost/v1/lobby.proto"
+    assert [m.name for m in lobby.service[0].method][:2] == ["JoinQueue", "LeaveQueue"]
+
+
+def test_every_socket_of_the_host_is_on_loopback(host) -> None:
+    """Ray, the lobby, every room and the front door: listening and
+    connected sockets of this process tree are all 127.0.0.1."""
+    processes = [psutil.Process()] + psutil.Process().children(recursive=True)
+    outside = []
+    for process in processes:
+        try:
+            connections = process.net_connections(kind="inet")
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        for connection in connections:
+            addresses = [connection.laddr] + ([connection.raddr] if connection.raddr else [])
+            for address in addresses:
+                if address and address.ip not in ("127.0.0.1", "::1", "::ffff:127.0.0.1"):
+                    outside.append((process.name(), connection.status, address))
+    assert len(processes) > 3  # gcs, raylet, workers: Ray really runs here
+    assert not outside, outside

@@ -1,0 +1,240 @@
+"""The rules engine (R-E1 to R-E3, R-P4): plugins composed, actions dispatched
+atomically, state as plain data that round-trips through msgpack, replays deterministic.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import msgpack
+import pytest
+
+from games.bigtwo.game import RULES
+from games.engine.draw import DrawPlugin, create_draw_card_action
+from games.engine.engine import Context, Engine
+from games.engine.errors import Reason, RuleError
+from games.engine.match import Match
+from games.engine.plugin import Action, ActionHandler, Event, HandlerResult, Plugin
+from games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
+from games.engine.views import canonical_bytes, view_hash
+
+PLAYERS = [{"id": f"p{seat}", "name": f"P{seat}", "seat": seat, "status": "active", "data": {}} for seat in range(2)]
+
+
+def _setup_deck(ctx: Context) -> None:
+    deck = create_zone("deck", "deck")
+    deck["cards"] = [f"c{n}" for n in range(10)]
+    add_zone(ctx.state, deck)
+    add_zone(ctx.state, create_zone("discard", "discard"))
+    ctx.emit("SET_UP", {"cards": 10})
+
+
+def _discard_then_refuse(action: Action, ctx: Context) -> HandlerResult:
+    """Changes the working state, then refuses: the change must not survive."""
+    state = ctx.state
+    move_card(state, state["zones"]["deck"]["cards"][0], "deck", "discard")
+    state["variables"]["touched"] = True
+    ctx.random.next_u64()
+    raise RuleError(Reason.ILLEGAL_MOVE, "refused after mutating")
+
+
+def _discard_top(action: Action, ctx: Context) -> HandlerResult:
+    state = ctx.state
+    card = state["zones"]["deck"]["cards"][0]
+    move_card(state, card, "deck", "discard")
+    return HandlerResult(state, [Event("DISCARDED", {"card": card}, action.player_id)])
+
+
+def _shuffle_deck(action: Action, ctx: Context) -> HandlerResult:
+    ctx.random.shuffle(ctx.state["zones"]["deck"]["cards"])
+    return HandlerResult(ctx.state, [])
+
+
+def _no_discarding_for_p1(state: State, action: Action) -> None:
+    if action.type == "DISCARD" and action.player_id == "p1":
+        raise RuleError(Reason.NOT_YOUR_TURN, "p1 may not discard")
+
+
+TEST_PLUGIN = Plugin(
+    id="test",
+    name="Test",
+    version="0.0.1",
+    actions=(
+        ActionHandler("REFUSE", _discard_then_refuse),
+        ActionHandler("DISCARD", _discard_top),
+        ActionHandler("SHUFFLE", _shuffle_deck),
+    ),
+    setup=_setup_deck,
+    rules=(_no_discarding_for_p1,),
+)
+
+
+@pytest.fixture
+def engine() -> Engine:
+    return Engine([DrawPlugin, TEST_PLUGIN])
+
+
+@pytest.fixture
+def state(engine: Engine) -> State:
+    state, _ = engine.create_game("g1", PLAYERS, seed=42)
+    return state
+
+
+def assert_refused_without_change(engine: Engine, state: State, action: Action, reason: Reason) -> None:
+    before_hash = view_hash(state)
+    before = copy.deepcopy(state)
+    with pytest.raises(RuleError) as refusal:
+        engine.dispatch(state, action)
+    assert refusal.value.reason is reason
+    assert view_hash(state) == before_hash
+    assert state == before
+
+
+# --- state layout (R-E1) ---------------------------------------------------------
+
+
+def test_a_new_game_has_zones_players_variables_position_and_rng(state: State) -> None:
+    assert set(state) == {"game_id", "zones", "players", "variables", "position", "rng"}
+    assert state["game_id"] == "g1"
+    assert state["zones"]["deck"]["cards"][0] == "c0"
+    assert state["players"] == PLAYERS
+    assert state["position"] == {"round": 0, "turn": 0, "phase": "", "current": 0}
+    assert state["rng"] == 42
+
+
+def test_setup_events_are_returned_by_create_game(engine: Engine) -> None:
+    _, events = engine.create_game("g1", PLAYERS, seed=1)
+    assert events == [Event("SET_UP", {"cards": 10})]
+
+
+def test_initial_variables_are_in_the_state_before_setup_runs(engine: Engine) -> None:
+    state, _ = engine.create_game("g1", PLAYERS, seed=1, initial_variables={"house_rule": "x"})
+    assert state["variables"] == {"house_rule": "x"}
+
+
+def test_create_game_does_not_keep_references_to_the_callers_players(engine: Engine) -> None:
+    players = copy.deepcopy(PLAYERS)
+    state, _ = engine.create_game("g1", players, seed=1)
+    state["players"][0]["data"]["x"] = 1
+    assert players == PLAYERS
+
+
+def test_player_hand_zone_ids_follow_the_seed_convention() -> None:
+    assert player_hand_zone_id("p1") == "player:p1:hand"
+
+
+# --- dispatch ----------------------------------------------------------------------
+
+
+def test_an_accepted_action_returns_a_new_state_and_its_events(engine: Engine, state: State) -> None:
+    before = copy.deepcopy(state)
+    after, events = engine.dispatch(state, Action("DISCARD", "p0"))
+    assert after["zones"]["discard"]["cards"] == ["c0"]
+    assert events == [Event("DISCARDED", {"card": "c0"}, "p0")]
+    assert state == before, "dispatch works on a copy, never on the caller's state"
+
+
+def test_a_rejected_action_leaves_the_state_byte_identical(engine: Engine, state: State) -> None:
+    assert_refused_without_change(engine, state, Action("REFUSE", "p0"), Reason.ILLEGAL_MOVE)
+
+
+def test_a_rejected_action_does_not_advance_the_prng(engine: Engine, state: State) -> None:
+    with pytest.raises(RuleError):
+        engine.dispatch(state, Action("REFUSE", "p0"))
+    assert state["rng"] == 42
+
+
+def test_an_unknown_action_is_refused_as_unknown_action(engine: Engine, state: State) -> None:
+    assert_refused_without_change(engine, state, Action("FLY", "p0"), Reason.UNKNOWN_ACTION)
+
+
+def test_a_plugin_rule_vetoes_an_action_with_its_own_reason(engine: Engine, state: State) -> None:
+    assert_refused_without_change(engine, state, Action("DISCARD", "p1"), Reason.NOT_YOUR_TURN)
+
+
+def test_a_failing_draw_leaves_no_zone_behind(engine: Engine, state: State) -> None:
+    assert_refused_without_change(
+        engine, state, create_draw_card_action("p0", 11), Reason.ILLEGAL_MOVE
+    )
+
+
+def test_two_plugins_may_not_handle_the_same_action() -> None:
+    twin = Plugin(id="twin", name="Twin", version="1", actions=(ActionHandler("DISCARD", _discard_top),))
+    with pytest.raises(ValueError, match="DISCARD"):
+        Engine([TEST_PLUGIN, twin])
+
+
+def test_the_engine_knows_which_actions_it_handles(engine: Engine) -> None:
+    assert engine.handles("DRAW_CARD")
+    assert engine.handles("DISCARD")
+    assert not engine.handles("FLY")
+
+
+def test_randomness_is_drawn_from_the_state_and_recorded_in_it(engine: Engine, state: State) -> None:
+    first, _ = engine.dispatch(state, Action("SHUFFLE"))
+    again, _ = engine.dispatch(state, Action("SHUFFLE"))
+    assert first == again, "same state and action, same shuffle"
+    assert first["rng"] != state["rng"]
+    second, _ = engine.dispatch(first, Action("SHUFFLE"))
+    assert second["zones"]["deck"]["cards"] != first["zones"]["deck"]["cards"]
+
+
+# --- plain data (R-S2: checkpoints are msgpack) ------------------------------------
+
+
+def test_state_round_trips_through_msgpack_exactly_after_setup(state: State) -> None:
+    assert msgpack.unpackb(msgpack.packb(state)) == state
+
+
+def test_big_two_state_round_trips_through_msgpack_after_setup_and_after_moves() -> None:
+    match = Match(RULES, 7, ["a", "b", "c", "d"], {}, 1_000)
+    assert msgpack.unpackb(msgpack.packb(match.state)) == match.state
+    for step in range(8):
+        seat = match.to_act
+        assert seat is not None
+        match.act(seat, RULES.legal_actions(match.state, seat)[-1], 1_000 + step)
+        assert msgpack.unpackb(msgpack.packb(match.state)) == match.state
+    assert canonical_bytes(msgpack.unpackb(msgpack.packb(match.state))) == match.state_bytes()
+
+
+# --- the Big Two table refuses without change too ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("seat_offset", "action", "reason"),
+    [
+        (1, {"type": "pass"}, Reason.NOT_YOUR_TURN),
+        (0, {"type": "pass"}, Reason.ILLEGAL_MOVE),  # the first play may not be a pass
+        (0, {"type": "fold"}, Reason.UNKNOWN_ACTION),
+        (0, {"type": "play", "cards": "3C"}, Reason.MALFORMED),
+        (0, ["play", "3C"], Reason.MALFORMED),
+        (0, {"type": "play", "cards": ["2S", "2S"]}, Reason.ILLEGAL_MOVE),
+    ],
+)
+def test_a_refused_big_two_command_changes_nothing(seat_offset: int, action: object, reason: Reason) -> None:
+    match = Match(RULES, 3, ["a", "b", "c", "d"], {}, 0)
+    seat = (match.to_act + seat_offset) % 4
+    before_hash, before = match.state_hash(), copy.deepcopy(match.state)
+    with pytest.raises(RuleError) as refusal:
+        match.act(seat, action, 5)
+    assert refusal.value.reason is reason
+    assert match.state_hash() == before_hash
+    assert match.state == before
+    assert match.commands == []
+
+
+# --- determinism (R-E3) -------------------------------------------------------------
+
+
+def test_the_same_seed_and_commands_give_the_same_events_and_final_hash() -> None:
+    def play(seed: int) -> Match:
+        match = Match(RULES, seed, ["a", "b", "c", "d"], {}, 0)
+        for step in range(20):
+            seat = match.to_act
+            match.act(seat, RULES.legal_actions(match.state, seat)[0], step)
+        return match
+
+    first, second = play(11), play(11)
+    assert first.events == second.events
+    assert first.state_hash() == second.state_hash()
+    assert play(12).state_hash() != first.state_hash()

@@ -1,0 +1,369 @@
+"""Trigger timings and the game flow of seed 003 (R-E5), on a tiny four-seat table.
+
+Handlers edit the timing's data (how many cards are drawn), mark it skipped (a phase
+skipped), or return True to stop it; they run in seat order from the current player,
+with the game's own (seat-less) rules last.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from games.engine import timings
+from games.engine.draw import DrawPlugin
+from games.engine.engine import Context, Engine
+from games.engine.flow import Phase, begin_turn, deal_initial_cards, draw_phase, finish_phase
+from games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin, Trigger
+from games.engine.state import State, add_zone, create_zone, player_hand_zone_id
+
+PLAYERS = [{"id": f"p{seat}", "name": f"P{seat}", "seat": seat, "status": "active", "data": {}} for seat in range(4)]
+ALL_TIMINGS = (
+    timings.GAME_PREPARED,
+    timings.DRAW_INITIAL_CARDS,
+    timings.AFTER_DRAW_INITIAL_CARDS,
+    timings.GAME_START,
+    timings.TURN_START,
+    timings.TURN_END,
+    timings.PHASE_CHANGING,
+    timings.PHASE_SKIPPING,
+    timings.PHASE_SKIPPED,
+    timings.PHASE_START,
+    timings.PHASE_PROCEEDING,
+    timings.PHASE_END,
+    timings.DRAW_N_CARDS,
+    timings.AFTER_DRAW_N_CARDS,
+)
+Log = list[tuple[Any, ...]]
+
+
+def _hand(state: State, seat: int) -> list[str]:
+    zone = state["zones"].get(player_hand_zone_id(f"p{seat}"))
+    return [] if zone is None else zone["cards"]
+
+
+class Table:
+    """A tiny game: a 40-card deck, a turn of four phases (prepare, draw, play, finish),
+    and every timing logged as (timing, seat, phase) in the order it fired."""
+
+    def __init__(self, initial_cards: int = 0, first_seat: int = 0) -> None:
+        self.log: Log = []
+        self.phases = (
+            Phase("prepare", body=self._body),
+            Phase("draw", body=lambda ctx, seat: (self._body(ctx, seat), draw_phase(ctx, seat))),
+            Phase("play", interactive=True),
+            Phase("finish", body=self._body),
+        )
+        plugin = Plugin(
+            id="table",
+            name="Table",
+            version="0",
+            actions=(ActionHandler("TURN", self._turn), ActionHandler("END_PHASE", self._end_phase)),
+            setup=lambda ctx: self._setup(ctx, initial_cards, first_seat),
+        )
+        self.engine = Engine([DrawPlugin, plugin])
+        # The logging handlers are the game's own rules (seat None): they run after
+        # every seat-owned handler, so they see the data as the seats left it.
+        for timing in ALL_TIMINGS:
+            self.engine.add_trigger(Trigger(timing, self._logger(timing)))
+
+    def start(self) -> State:
+        state, _ = self.engine.create_game("t", PLAYERS, seed=1)
+        return state
+
+    def add(self, timing: str, handler: Callable[[Context, Any], bool | None], seat: int | None = None) -> None:
+        self.engine.add_trigger(Trigger(timing, handler, seat))
+
+    def turn(self, state: State, seat: int) -> State:
+        state, _ = self.engine.dispatch(state, Action("TURN", f"p{seat}", {"seat": seat}))
+        return state
+
+    def end_phase(self, state: State, seat: int) -> State:
+        state, _ = self.engine.dispatch(state, Action("END_PHASE", f"p{seat}", {"seat": seat}))
+        return state
+
+    def fired(self, timing: str) -> list[tuple[Any, ...]]:
+        return [entry for entry in self.log if entry[0] == timing]
+
+    def bodies(self) -> list[str]:
+        return [entry[2] for entry in self.log if entry[0] == "body"]
+
+    def _setup(self, ctx: Context, initial_cards: int, first_seat: int) -> None:
+        deck = create_zone("deck", "deck")
+        deck["cards"] = [f"c{n:02d}" for n in range(40)]
+        add_zone(ctx.state, deck)
+        ctx.state["position"]["current"] = first_seat
+        ctx.fire(timings.GAME_PREPARED, timings.GameData())
+        if initial_cards:
+            deal_initial_cards(ctx, initial_cards)
+
+    def _turn(self, action: Action, ctx: Context) -> HandlerResult:
+        ctx.state["variables"]["rests_in"] = begin_turn(ctx, action.payload["seat"], self.phases)
+        return HandlerResult(ctx.state, [])
+
+    def _end_phase(self, action: Action, ctx: Context) -> HandlerResult:
+        ctx.state["variables"]["rests_in"] = finish_phase(ctx, action.payload["seat"], self.phases)
+        return HandlerResult(ctx.state, [])
+
+    def _body(self, ctx: Context, seat: int) -> None:
+        self.log.append(("body", seat, ctx.state["position"]["phase"]))
+
+    def _logger(self, timing: str) -> Callable[[Context, Any], None]:
+        def log(ctx: Context, data: Any) -> None:
+            self.log.append((timing, getattr(data, "seat", getattr(data, "player_id", None)), getattr(data, "phase", None)))
+
+        return log
+
+
+# --- draw counts changed by a handler ---------------------------------------------
+
+
+def test_the_draw_phase_draws_two_cards_by_default() -> None:
+    table = Table()
+    state = table.end_phase(table.turn(table.start(), 1), 1)
+    assert _hand(state, 1) == ["c00", "c01"]
+
+
+def test_a_draw_n_cards_handler_changes_how_many_cards_are_drawn() -> None:
+    table = Table()
+
+    def draw_three(ctx: Context, data: timings.DrawNCardsData) -> None:
+        if data.player_id == "p1":
+            data.count = 3
+
+    table.add(timings.DRAW_N_CARDS, draw_three, seat=1)
+    state = table.turn(table.start(), 1)
+    assert _hand(state, 1) == ["c00", "c01", "c02"]
+    assert table.fired(timings.AFTER_DRAW_N_CARDS) == [(timings.AFTER_DRAW_N_CARDS, "p1", None)]
+
+
+def test_a_draw_n_cards_handler_that_stops_the_event_prevents_the_draw() -> None:
+    table = Table()
+    table.add(timings.DRAW_N_CARDS, lambda ctx, data: True, seat=1)
+    state = table.turn(table.start(), 1)
+    assert _hand(state, 1) == []
+    assert table.fired(timings.AFTER_DRAW_N_CARDS) == []
+
+
+def test_a_draw_initial_cards_handler_changes_one_players_opening_hand() -> None:
+    table = Table(initial_cards=4)
+
+    def six_for_p2(ctx: Context, data: timings.DrawInitialData) -> None:
+        if data.player_id == "p2":
+            data.count = 6
+
+    table.add(timings.DRAW_INITIAL_CARDS, six_for_p2, seat=2)
+    state = table.start()
+    assert [len(_hand(state, seat)) for seat in range(4)] == [4, 4, 6, 4]
+
+
+def test_a_draw_initial_cards_handler_may_skip_a_players_opening_hand() -> None:
+    table = Table(initial_cards=4)
+
+    def skip_p3(ctx: Context, data: timings.DrawInitialData) -> None:
+        data.skipped = data.player_id == "p3"
+
+    table.add(timings.DRAW_INITIAL_CARDS, skip_p3)
+    state = table.start()
+    assert [len(_hand(state, seat)) for seat in range(4)] == [4, 4, 4, 0]
+
+
+def test_initial_cards_are_dealt_from_the_current_player_and_announced_after_all_draws() -> None:
+    table = Table(initial_cards=2, first_seat=2)
+    state = table.start()
+    assert _hand(state, 2) == ["c00", "c01"]
+    assert _hand(state, 3) == ["c02", "c03"]
+    assert _hand(state, 0) == ["c04", "c05"]
+    assert [entry[0] for entry in table.log] == (
+        [timings.GAME_PREPARED] + [timings.DRAW_INITIAL_CARDS] * 4 + [timings.AFTER_DRAW_INITIAL_CARDS] * 4
+    )
+    assert [entry[1] for entry in table.fired(timings.AFTER_DRAW_INITIAL_CARDS)] == ["p2", "p3", "p0", "p1"]
+
+
+# --- phases skipped and stopped ---------------------------------------------------
+
+
+def test_a_turn_walks_its_phases_with_every_timing_in_seed_order() -> None:
+    table = Table()
+    state = table.start()
+    table.log.clear()
+    state = table.turn(state, 0)
+    assert state["variables"]["rests_in"] == "play"
+    assert state["position"]["phase"] == "play"
+    state = table.end_phase(state, 0)
+    assert state["variables"]["rests_in"] is None
+    assert state["position"]["phase"] == ""
+    phase_timings = [(entry[0], entry[2]) for entry in table.log if entry[0] != timings.DRAW_N_CARDS]
+    expected: list[tuple[str, str | None]] = [(timings.TURN_START, None)]
+    for phase in ("prepare", "draw", "play", "finish"):
+        expected += [
+            (timings.PHASE_CHANGING, phase),
+            (timings.PHASE_START, phase),
+            (timings.PHASE_PROCEEDING, phase),
+        ]
+        if phase == "draw":
+            expected += [("body", "draw"), (timings.AFTER_DRAW_N_CARDS, None)]
+        elif phase != "play":
+            expected.append(("body", phase))
+        expected.append((timings.PHASE_END, phase))
+    expected.append((timings.TURN_END, None))
+    assert phase_timings == expected
+
+
+def test_a_phase_changing_handler_skips_a_phase_and_its_body_does_not_run() -> None:
+    table = Table()
+
+    def skip_draw(ctx: Context, data: timings.PhaseData) -> None:
+        if data.phase == "draw":
+            data.skipped = True
+
+    table.add(timings.PHASE_CHANGING, skip_draw, seat=0)
+    state = table.turn(table.start(), 0)
+    assert _hand(state, 0) == []
+    assert "draw" not in table.bodies()
+    assert table.fired(timings.PHASE_SKIPPING) == [(timings.PHASE_SKIPPING, 0, "draw")]
+    assert table.fired(timings.PHASE_SKIPPED) == [(timings.PHASE_SKIPPED, 0, "draw")]
+    assert all(entry[2] != "draw" for entry in table.fired(timings.PHASE_START))
+    assert all(entry[2] != "draw" for entry in table.fired(timings.PHASE_END))
+    assert state["variables"]["rests_in"] == "play", "the turn walks on past the skipped phase"
+
+
+def test_skipping_the_interactive_phase_ends_the_turn_without_the_player() -> None:
+    table = Table()
+
+    def skip_play(ctx: Context, data: timings.PhaseData) -> None:
+        data.skipped = data.skipped or data.phase == "play"
+
+    table.add(timings.PHASE_CHANGING, skip_play)
+    state = table.turn(table.start(), 0)
+    assert state["variables"]["rests_in"] is None
+    assert table.bodies() == ["prepare", "draw", "finish"]
+    assert table.fired(timings.TURN_END) == [(timings.TURN_END, 0, None)]
+
+
+def test_a_phase_start_handler_returning_true_stops_the_phase_but_its_end_still_fires() -> None:
+    table = Table()
+    table.add(timings.PHASE_START, lambda ctx, data: data.phase == "draw", seat=0)
+    state = table.turn(table.start(), 0)
+    assert _hand(state, 0) == []
+    assert "draw" not in table.bodies()
+    assert (timings.PHASE_PROCEEDING, 0, "draw") not in table.log
+    assert (timings.PHASE_END, 0, "draw") in table.log
+    assert table.fired(timings.PHASE_SKIPPING) == []
+    # The logger (a seat-less rule) runs last, so a stopped event never reaches it.
+    assert (timings.PHASE_START, 0, "draw") not in table.log
+    assert state["variables"]["rests_in"] == "play"
+
+
+def test_stopping_the_interactive_phase_at_its_start_moves_on_to_the_next_phase() -> None:
+    table = Table()
+    table.add(timings.PHASE_START, lambda ctx, data: data.phase == "play", seat=0)
+    state = table.turn(table.start(), 0)
+    assert state["variables"]["rests_in"] is None
+    assert table.bodies() == ["prepare", "draw", "finish"]
+    assert (timings.PHASE_END, 0, "play") in table.log
+
+
+# --- turns skipped ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["mark skipped", "return True"])
+def test_a_turn_start_handler_skips_the_turn(how: str) -> None:
+    table = Table()
+
+    def skip_turn(ctx: Context, data: timings.TurnData) -> bool:
+        if how == "return True":
+            return True
+        data.skipped = True
+        return False
+
+    table.add(timings.TURN_START, skip_turn, seat=3)
+    state = table.turn(table.start(), 3)
+    assert state["variables"]["rests_in"] is None
+    assert table.bodies() == []
+    assert table.fired(timings.PHASE_CHANGING) == []
+    assert table.fired(timings.TURN_END) == [(timings.TURN_END, 3, None)]
+    assert state["position"]["current"] == 3
+    assert state["position"]["turn"] == 1
+    assert state["position"]["phase"] == ""
+    assert _hand(state, 3) == []
+
+
+# --- the order handlers run in ------------------------------------------------------
+
+
+def _ordering_engine(log: list[int | None], stop_at: int | None = -1) -> Engine:
+    engine = Engine([])
+
+    def handler(seat: int | None) -> Callable[[Context, Any], bool]:
+        def run(ctx: Context, data: Any) -> bool:
+            log.append(seat)
+            return seat == stop_at
+
+        return run
+
+    for seat in (None, 1, 3, 0, 2):  # registration order must not matter
+        engine.add_trigger(Trigger("custom", handler(seat), seat))
+    return engine
+
+
+def _state_with_current(current: int) -> State:
+    return {
+        "game_id": "t",
+        "zones": {},
+        "players": PLAYERS,
+        "variables": {},
+        "position": {"round": 0, "turn": 0, "phase": "", "current": current},
+        "rng": 0,
+    }
+
+
+@pytest.mark.parametrize(
+    ("current", "order"),
+    [(0, [0, 1, 2, 3, None]), (2, [2, 3, 0, 1, None]), (3, [3, 0, 1, 2, None])],
+)
+def test_handlers_run_in_seat_order_from_the_current_player_with_rules_last(
+    current: int, order: list[int | None]
+) -> None:
+    log: list[int | None] = []
+    engine = _ordering_engine(log)
+    stopped = engine.fire(Context(engine, _state_with_current(current), 0), "custom", None)
+    assert stopped is False
+    assert log == order
+
+
+def test_a_handler_returning_true_stops_the_handlers_after_it() -> None:
+    log: list[int | None] = []
+    engine = _ordering_engine(log, stop_at=0)
+    stopped = engine.fire(Context(engine, _state_with_current(2), 0), "custom", None)
+    assert stopped is True
+    assert log == [2, 3, 0]
+
+
+def test_a_timing_without_handlers_is_not_stopped() -> None:
+    engine = Engine([])
+    assert engine.fire(Context(engine, _state_with_current(0), 0), "nobody_listens", None) is False
+
+
+def test_handlers_of_one_seat_run_in_the_order_they_were_registered() -> None:
+    log: list[str] = []
+    engine = Engine([])
+    engine.add_trigger(Trigger("custom", lambda ctx, data: log.append("rule")))
+    engine.add_trigger(Trigger("custom", lambda ctx, data: log.append("first"), 1))
+    engine.add_trigger(Trigger("custom", lambda ctx, data: log.append("second"), 1))
+    engine.fire(Context(engine, _state_with_current(1), 0), "custom", None)
+    assert log == ["first", "second", "rule"]
+
+
+def test_plugin_triggers_are_registered_with_the_engine() -> None:
+    log: list[int] = []
+    plugin = Plugin(
+        id="skills",
+        name="Skills",
+        version="1",
+        triggers=(Trigger("custom", lambda ctx, data: log.append(data), 0),),
+    )
+    engine = Engine([plugin])
+    engine.fire(Context(engine, _state_with_current(0), 0), "custom", 7)
+    assert log == [7]
