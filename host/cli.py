@@ -43,7 +43,7 @@ async def _play(args: argparse.Namespace) -> None:
     await play_in_terminal(args.target, args.game, display_name=args.name)
 
 
-async def _demo(config: HostConfig, tables: int, turn_timeout_ms: int) -> int:
+async def _demo(config: HostConfig, tables: int, pace_s: float) -> int:
     from host.demo import run_demo
     from host.server import Host
 
@@ -51,7 +51,7 @@ async def _demo(config: HostConfig, tables: int, turn_timeout_ms: int) -> int:
     await host.start()
     print(f"listening on {host.target}", flush=True)
     try:
-        return await run_demo(host.target, tables)
+        return await run_demo(host.target, tables, pace_s)
     finally:
         await host.stop()
 
@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> None:
     demo = commands.add_parser("demo", help="start a local host and watch bots play through it")
     HostConfig.add_arguments(demo)
     demo.add_argument("--tables", type=int, default=1)
+    demo.add_argument("--pace", type=float, default=0.2, help="seconds each bot thinks before a move")
 
     bots = commands.add_parser("bots", help="run bot players against a host until each table finishes a game")
     bots.add_argument("--target", default="127.0.0.1:50051")
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
         logging.getLogger("tablehost").setLevel(logging.INFO)
         asyncio.run(_serve(HostConfig.from_args(args)))
     elif args.command == "demo":
-        sys.exit(asyncio.run(_demo(HostConfig.from_args(args), args.tables, 0)))
+        sys.exit(asyncio.run(_demo(HostConfig.from_args(args), args.tables, args.pace)))
     elif args.command == "bots":
         sys.exit(asyncio.run(_bots(args)))
     elif args.command == "play":
