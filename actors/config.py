@@ -15,8 +15,8 @@ class RoomConfig:
     token_secret: bytes = b""
     # After a game ends, streams stay open this long for the final messages.
     linger_s: float = 5.0
-    commit_rate: float = 50.0
-    commit_burst: float = 100.0
+    commit_rate: float = 200.0
+    commit_burst: float = 400.0
     max_message_bytes: int = 64 * 1024
 
 

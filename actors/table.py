@@ -38,6 +38,9 @@ from games.engine.views import View, canonical_bytes, diff, view_hash
 log = logging.getLogger("tablehost.table")
 
 MAX_ACT_ID_LENGTH = 64
+# Every seat acks every change, and a table changes up to four times per
+# commit of one seat: acks get four times the commit budget.
+ACKS_PER_COMMIT = 4
 
 
 def wall_clock_ms() -> int:
@@ -65,10 +68,13 @@ class TokenBucket:
 
 @dataclass(eq=False)
 class Subscriber:
-    """One open stream: a seat's player, or a spectator (seat -1)."""
+    """One open stream: a seat's player, or a spectator (seat -1). Commits
+    and other messages (acks) have separate budgets, so a client acking
+    every delta of a fast table is never refused a move for it."""
 
     seat: int
     bucket: TokenBucket
+    ack_bucket: TokenBucket
     outbox: asyncio.Queue[Outbound] = field(default_factory=asyncio.Queue)
 
 
@@ -107,8 +113,8 @@ class Table:
         players: list[str],
         options: dict[str, Any],
         *,
-        rate: float = 50.0,
-        burst: float = 100.0,
+        rate: float = 200.0,
+        burst: float = 400.0,
         clock: Callable[[], int] = wall_clock_ms,
         on_finished: Callable[["Table"], None] | None = None,
     ) -> None:
@@ -138,7 +144,11 @@ class Table:
     def subscribe(self, seat: int, last_seq: int) -> Subscriber:
         """Attach a stream and queue what it is missing: the deltas after
         `last_seq` when the log has them, else a snapshot (R-P9)."""
-        subscriber = Subscriber(seat, TokenBucket(self._rate, self._burst))
+        subscriber = Subscriber(
+            seat,
+            TokenBucket(self._rate, self._burst),
+            TokenBucket(self._rate * ACKS_PER_COMMIT, self._burst * ACKS_PER_COMMIT),
+        )
         self._subscribers.add(subscriber)
         if 0 < last_seq <= self.seq:
             for change in self._log[last_seq:]:
@@ -168,8 +178,8 @@ class Table:
         if not subscriber.bucket.take():
             self._reject(subscriber, act_id, RATE_LIMITED, "too many messages; slow down", remember=False)
             return
-        if not 0 < len(act_id) <= MAX_ACT_ID_LENGTH:
-            self._reject(subscriber, act_id, PROTOCOL, f"act_id must be 1-{MAX_ACT_ID_LENGTH} characters", False)
+        if not 0 < len(act_id.encode()) <= MAX_ACT_ID_LENGTH:
+            self._reject(subscriber, act_id, PROTOCOL, f"act_id must be 1-{MAX_ACT_ID_LENGTH} UTF-8 bytes", False)
             return
         key = (subscriber.seat, act_id)
         previous = self._outcomes.get(key)
@@ -218,7 +228,7 @@ class Table:
 
     def rate_limited(self, subscriber: Subscriber) -> bool:
         """True when a message other than a commit must be dropped for flooding."""
-        return not subscriber.bucket.take()
+        return not subscriber.ack_bucket.take()
 
     # -- internals -------------------------------------------------------------
 

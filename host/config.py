@@ -39,7 +39,7 @@ class HostConfig:
     linger_s: float = 5.0
     seed: int | None = None
     turn_timeouts_ms: dict[str, int] = field(default_factory=dict)
-    commit_rate: float = 50.0
+    commit_rate: float = 200.0
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
@@ -52,7 +52,7 @@ class HostConfig:
         parser.add_argument("--linger", type=float, default=float(_env("LINGER_S", "5")), help="seconds a finished table stays open")
         parser.add_argument("--seed", type=int, default=int(_env("SEED")) if _env("SEED") else None, help="lobby seed (recorded)")
         parser.add_argument("--turn-timeout", action="append", default=[], metavar="GAME=MS", help="turn timer per game")
-        parser.add_argument("--commit-rate", type=float, default=float(_env("COMMIT_RATE", "50")), help="messages/s per stream")
+        parser.add_argument("--commit-rate", type=float, default=float(_env("COMMIT_RATE", "200")), help="commits/s per stream")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "HostConfig":

@@ -1,0 +1,137 @@
+"""Bots that play a seat through the SDK, for load tests, tournaments and
+opponents in the terminal client.
+
+A bot knows no rules: it picks one of the actions the host listed in the
+view's `legal_actions` (R-P7). That keeps bots valid for every game the host
+runs and makes any rejection they receive a host-side finding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from hdrh.histogram import HdrHistogram
+
+from clients.codec import View
+from clients.sdk import GameResult, TableSession
+
+Action = dict[str, Any]
+
+# Commit round trips are recorded in microseconds, from 1 µs to 60 s, to
+# three significant digits: enough resolution for a p99 on loopback.
+_LOWEST_US = 1
+_HIGHEST_US = 60_000_000
+_SIGNIFICANT_DIGITS = 3
+
+# After RATE_LIMITED the view is still ours: wait a little before retrying.
+_RATE_LIMITED_PAUSE_S = 0.2
+_RATE_LIMITED = "REJECT_REASON_RATE_LIMITED"
+
+
+class NoLegalAction(ValueError):
+    """A bot was asked to choose from a view that lists no legal actions."""
+
+
+class Bot(Protocol):
+    name: str
+
+    def choose(self, view: View) -> Action: ...
+
+
+def _legal_actions(view: View) -> list[Action]:
+    actions = view.get("legal_actions")
+    if not actions:
+        raise NoLegalAction(f"the view of seat {view.get('seat')} lists no legal actions")
+    return actions
+
+
+class RandomBot:
+    """Uniformly random among the legal actions, from its own seeded PRNG so
+    a run can be repeated."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._random = random.Random(seed)
+
+    def choose(self, view: View) -> Action:
+        return self._random.choice(_legal_actions(view))
+
+
+class GreedyBot:
+    """Sheds as many cards as it can: the legal action with the most cards,
+    the earliest in the host's list on a tie (the host lists plays from the
+    weakest up, so the cheapest of equally large plays). It passes only when
+    nothing else is legal."""
+
+    name = "greedy"
+
+    def choose(self, view: View) -> Action:
+        actions = _legal_actions(view)
+        plays = [action for action in actions if action.get("type") != "pass"] or actions
+        # max() keeps the first of equal keys.
+        return max(plays, key=lambda action: len(action.get("cards", ())))
+
+
+BOT_KINDS = ("greedy", "random")
+
+
+def make_bot(kind: str, seed: int = 0) -> Bot:
+    """A bot by name ("random" or "greedy"); the seed matters to random only."""
+    if kind == "random":
+        return RandomBot(seed)
+    if kind == "greedy":
+        return GreedyBot()
+    raise ValueError(f"unknown bot {kind!r}; choose from {', '.join(BOT_KINDS)}")
+
+
+@dataclass
+class PlayStats:
+    """What bots measured while playing. One instance may be shared by every
+    bot of a run: they all run on one event loop."""
+
+    moves: int = 0
+    rejects: int = 0
+    round_trips_us: HdrHistogram = field(
+        default_factory=lambda: HdrHistogram(_LOWEST_US, _HIGHEST_US, _SIGNIFICANT_DIGITS)
+    )
+
+    def record_round_trip(self, seconds: float) -> None:
+        micros = round(seconds * 1_000_000)
+        self.round_trips_us.record_value(min(max(micros, _LOWEST_US), _HIGHEST_US))
+
+    def percentile_ms(self, percentile: float) -> float:
+        """A commit round trip percentile in milliseconds (0.0 before any)."""
+        if self.round_trips_us.get_total_count() == 0:
+            return 0.0
+        return self.round_trips_us.get_value_at_percentile(percentile) / 1000
+
+
+async def play_seat(session: TableSession, bot: Bot, stats: PlayStats, commit_timeout: float = 10.0) -> GameResult:
+    """Play the session's seat until the game is over and return its result.
+
+    Each commit's round trip (written to outcome) goes into `stats`. After a
+    rejection the bot waits for the table to move on (a turn timer's move, a
+    snapshot) before choosing again, so a view the host disagrees with cannot
+    make it spin; after RATE_LIMITED it pauses and retries the same view."""
+    after_seq = -1
+    while True:
+        view = await session.wait_for_turn(after_seq=after_seq)
+        if view is None:
+            return await session.wait_game_over()
+        seq_of_view = session.seq
+        outcome = await session.commit(bot.choose(view), timeout=commit_timeout)
+        stats.record_round_trip(outcome.round_trip_s)
+        if outcome.accepted:
+            stats.moves += 1
+            after_seq = -1
+        elif outcome.reason == _RATE_LIMITED:
+            stats.rejects += 1
+            await asyncio.sleep(_RATE_LIMITED_PAUSE_S)
+            after_seq = -1
+        else:
+            stats.rejects += 1
+            after_seq = seq_of_view

@@ -1,0 +1,183 @@
+"""Bot load runs against a running host: fill `tables` tables with bots
+through the public lobby, play one game at each, and summarise throughput,
+commit latency, rejects, desyncs and errors (R-O2).
+
+Every bot is a complete client (its own LobbyClient and TableSession), so a
+run exercises exactly what players do. The run is bounded by `timeout_s`: a
+stuck table ends the run with errors instead of hanging it. `tablehost bots`
+is the command line for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from clients.bots import PlayStats, make_bot, play_seat
+from clients.sdk import LobbyClient, TableSession
+
+# Error messages kept for the summary; the count covers all of them.
+_MAX_ERROR_MESSAGES = 20
+
+
+@dataclass
+class Summary:
+    """The outcome of one load run. `ok` means every table finished its game
+    with no desync and no error."""
+
+    game: str
+    bot: str
+    tables_expected: int
+    games_completed: int = 0
+    moves: int = 0
+    rejects: int = 0
+    desyncs: int = 0
+    errors: int = 0
+    gaps: int = 0
+    reconnects: int = 0
+    stream_rejections: int = 0
+    p50_ms: float = 0.0
+    p99_ms: float = 0.0
+    elapsed_s: float = 0.0
+    error_messages: list[str] = field(default_factory=list)
+
+    @property
+    def moves_per_s(self) -> float:
+        return self.moves / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.games_completed == self.tables_expected and self.desyncs == 0 and self.errors == 0
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "bot": self.bot,
+            "ok": self.ok,
+            "tables_expected": self.tables_expected,
+            "games_completed": self.games_completed,
+            "moves": self.moves,
+            "moves_per_s": round(self.moves_per_s, 1),
+            "rejects": self.rejects,
+            "desyncs": self.desyncs,
+            "errors": self.errors,
+            "gaps": self.gaps,
+            "reconnects": self.reconnects,
+            "stream_rejections": self.stream_rejections,
+            "p50_ms": round(self.p50_ms, 3),
+            "p99_ms": round(self.p99_ms, 3),
+            "elapsed_s": round(self.elapsed_s, 3),
+            "error_messages": list(self.error_messages),
+        }
+
+
+def format_summary(summary: Summary) -> str:
+    """The summary as a few lines for a person at a terminal."""
+    verdict = "OK" if summary.ok else "FAILED"
+    lines = [
+        f"{summary.game} with {summary.bot} bots: {summary.games_completed}/{summary.tables_expected} "
+        f"tables finished in {summary.elapsed_s:.1f} s: {verdict}",
+        f"moves {summary.moves} ({summary.moves_per_s:.0f}/s); commit round trip "
+        f"p50 {summary.p50_ms:.2f} ms, p99 {summary.p99_ms:.2f} ms",
+        f"rejects {summary.rejects}, desyncs {summary.desyncs}, gaps {summary.gaps}, "
+        f"reconnects {summary.reconnects}, stream rejections {summary.stream_rejections}, "
+        f"errors {summary.errors}",
+    ]
+    lines += [f"  error: {message}" for message in summary.error_messages]
+    if summary.errors > len(summary.error_messages):
+        lines.append(f"  ... and {summary.errors - len(summary.error_messages)} more")
+    return "\n".join(lines)
+
+
+@dataclass
+class _Run:
+    """What the bots of one run share while it runs."""
+
+    summary: Summary
+    stats: PlayStats
+    finished_tables: set[str] = field(default_factory=set)
+    progress: Callable[[int, int], None] | None = None
+
+    def error(self, message: str) -> None:
+        self.summary.errors += 1
+        if len(self.summary.error_messages) < _MAX_ERROR_MESSAGES:
+            self.summary.error_messages.append(message)
+
+    def table_finished(self, table_id: str) -> None:
+        if table_id in self.finished_tables:
+            return
+        self.finished_tables.add(table_id)
+        self.summary.games_completed = len(self.finished_tables)
+        if self.progress is not None:
+            self.progress(self.summary.games_completed, self.summary.tables_expected)
+
+
+async def run_tables(
+    target: str,
+    game: str,
+    tables: int,
+    bot: str = "random",
+    seed: int = 0,
+    timeout_s: float = 120.0,
+    *,
+    seats_per_table: int = 4,
+    progress: Callable[[int, int], None] | None = None,
+) -> Summary:
+    """Start `seats_per_table * tables` bots that all queue for `game` at
+    once, let every table play one game, and summarise.
+
+    Bot i plays with seed `seed + i`. `progress(done, expected)` is called
+    each time a table finishes, for a progress bar. Bots still running at
+    `timeout_s` are cancelled and each counts as an error."""
+    if tables < 1:
+        raise ValueError(f"a load run needs at least one table, got {tables}")
+    make_bot(bot)  # an unknown bot name fails here, not in every task
+    run = _Run(Summary(game, bot, tables), PlayStats(), progress=progress)
+    started = time.perf_counter()
+    tasks = [
+        asyncio.create_task(_play_one_bot(run, target, game, bot, seed + index, index))
+        for index in range(seats_per_table * tables)
+    ]
+    _done, stuck = await asyncio.wait(tasks, timeout=timeout_s)
+    for task in stuck:
+        task.cancel()
+    await asyncio.wait(tasks)
+    summary = run.summary
+    summary.elapsed_s = time.perf_counter() - started
+    summary.moves, summary.rejects = run.stats.moves, run.stats.rejects
+    summary.p50_ms, summary.p99_ms = run.stats.percentile_ms(50), run.stats.percentile_ms(99)
+    return summary
+
+
+async def _play_one_bot(run: _Run, target: str, game: str, bot: str, seed: int, index: int) -> None:
+    name = f"{bot}-bot-{index}"
+    stage = "queueing"
+    session: TableSession | None = None
+    try:
+        async with LobbyClient(target) as lobby:
+            assignment = await lobby.join_queue(game, name)
+            stage = f"connecting to table {assignment.table_id}"
+            session = await TableSession.connect(assignment, lobby)
+            stage = f"playing seat {assignment.seat} at table {assignment.table_id}"
+            await play_seat(session, make_bot(bot, seed), run.stats)
+            run.table_finished(assignment.table_id)
+    except asyncio.CancelledError:
+        # run_tables cancelled us at its deadline: record it and finish
+        # normally, closing the session below like any other bot.
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        run.error(f"{name}: still {stage} when the run timed out")
+    except Exception as error:  # every failure of a bot is a finding of the run
+        run.error(f"{name}: {type(error).__name__} while {stage}: {error}")
+    finally:
+        if session is not None:
+            await session.close()
+            run.summary.desyncs += session.desyncs
+            run.summary.gaps += session.gaps
+            run.summary.reconnects += session.reconnects
+            run.summary.stream_rejections += session.stream_rejections
+
