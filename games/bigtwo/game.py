@@ -99,6 +99,9 @@ def _validate_play(state: State, seat: int, payload: dict[str, Any]) -> Combinat
     cards = payload.get("cards")
     if not isinstance(cards, list) or not all(isinstance(card, str) for card in cards):
         raise RuleError(Reason.MALFORMED, "a play needs 'cards': a list of card codes")
+    if len(payload) != 1:
+        # Like a pass, a play carries nothing else: stray fields would go into the log.
+        raise RuleError(Reason.MALFORMED, "a play carries nothing but its type and 'cards'")
     if len(set(cards)) != len(cards):
         raise RuleError(Reason.ILLEGAL_MOVE, "a card appears twice in the play")
     hand = _hand(state, seat)
@@ -130,6 +133,8 @@ def _play(action: Action, ctx: Context) -> HandlerResult:
         move_card(state, card, hand_zone, "discard")
     variables = state["variables"]
     variables[VAR_LAST_PLAY] = {"seat": seat, "kind": play.kind.value, "cards": list(play.cards)}
+    # `passed` lists the seats that passed on the play to beat (docs/protocol.md).
+    variables[VAR_PASSED] = []
     variables[VAR_FIRST_PLAY] = False
     ctx.emit(PLAYED, {"seat": seat, "kind": play.kind.value, "cards": list(play.cards)}, action.player_id)
     if state["zones"][hand_zone]["cards"]:

@@ -4,6 +4,8 @@ messages are the seed's; only the spelling of names changed."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from games.engine.engine import Context
 from games.engine.errors import Reason, RuleError
 from games.engine.plugin import Action, ActionHandler, Event, HandlerResult, Plugin
@@ -42,6 +44,10 @@ def create_draw_card_action(
     return Action(DRAW_CARD_ACTION, player_id, payload)
 
 
+def _default(value: object, default: object) -> Any:
+    return default if value is None else value
+
+
 def _reshuffle_into_deck(
     state: State, deck_zone_id: str, discard_zone_id: str, keep_top: bool, random: Random
 ) -> int:
@@ -64,10 +70,12 @@ def _reshuffle_into_deck(
 def _draw(action: Action, ctx: Context) -> HandlerResult:
     next_state = ctx.state
     payload = action.payload
-    count = payload.get("count", 1)
-    from_zone_id = payload.get("from_zone_id", "deck")
-    to_zone_id = payload.get("to_zone_id") or (
-        player_hand_zone_id(action.player_id) if action.player_id is not None else "hand"
+    # The seed's `??` defaults: only a missing or null value takes the default.
+    count = _default(payload.get("count"), 1)
+    from_zone_id = _default(payload.get("from_zone_id"), "deck")
+    to_zone_id = _default(
+        payload.get("to_zone_id"),
+        player_hand_zone_id(action.player_id) if action.player_id is not None else "hand",
     )
     if to_zone_id not in next_state["zones"]:
         add_zone(next_state, create_zone(to_zone_id, "hand", action.player_id))
@@ -81,7 +89,7 @@ def _draw(action: Action, ctx: Context) -> HandlerResult:
         if not from_zone["cards"]:
             reshuffle_from = next_state["variables"].get(DRAW_VAR_RESHUFFLE_FROM)
             if isinstance(reshuffle_from, str):
-                keep_top = next_state["variables"].get(DRAW_VAR_RESHUFFLE_KEEP_TOP, True)
+                keep_top = _default(next_state["variables"].get(DRAW_VAR_RESHUFFLE_KEEP_TOP), True)
                 moved = _reshuffle_into_deck(next_state, from_zone_id, reshuffle_from, keep_top, ctx.random)
                 if moved == 0:
                     raise RuleError(

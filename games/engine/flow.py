@@ -28,13 +28,16 @@ def deal_initial_cards(ctx: Context, count: int) -> None:
     players = ctx.state["players"]
     start = ctx.state["position"]["current"]
     ordered = [players[(start + k) % len(players)] for k in range(len(players))]
+    dealt = []
     for player in ordered:
         data = timings.DrawInitialData(player["id"], count)
         if ctx.fire(timings.DRAW_INITIAL_CARDS, data) or data.skipped:
             continue
         ctx.run(create_draw_card_action(player["id"], data.count))
-    for player in ordered:
-        ctx.fire(timings.AFTER_DRAW_INITIAL_CARDS, timings.DrawInitialData(player["id"], count))
+        dealt.append(data)
+    # The "after" timing sees each player's data as the handlers left it.
+    for data in dealt:
+        ctx.fire(timings.AFTER_DRAW_INITIAL_CARDS, data)
 
 
 def draw_phase(ctx: Context, seat: int, count: int = 2) -> None:

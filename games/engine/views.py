@@ -66,8 +66,20 @@ def _diff_maps(old: dict[str, Any], new: dict[str, Any], path: list[str], ops: D
         previous = old[key]
         if isinstance(previous, dict) and isinstance(value, dict):
             _diff_maps(previous, value, path + [key], ops)
-        elif type(previous) is not type(value) or previous != value:
+        elif not _same(previous, value):
             ops.append([path + [key], value])
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal with equal types all the way down: Python's == calls 1 and True
+    (and [1] and [True]) equal, but they encode to different bytes."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
 
 
 def apply_delta(view: View, delta: Delta) -> View:

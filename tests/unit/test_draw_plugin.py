@@ -182,7 +182,9 @@ def test_an_empty_deck_reshuffles_the_discard_pile_but_keeps_its_top_card() -> N
 
 def test_keep_top_true_is_the_same_as_the_default() -> None:
     implicit, _ = ENGINE.dispatch(reshuffling([], ["d1", "d2", "top"]), create_draw_card_action("p1", 1))
-    explicit, _ = ENGINE.dispatch(reshuffling([], ["d1", "d2", "top"], keep_top=True), create_draw_card_action("p1", 1))
+    explicit, _ = ENGINE.dispatch(
+        reshuffling([], ["d1", "d2", "top"], keep_top=True), create_draw_card_action("p1", 1)
+    )
     assert implicit["zones"] == explicit["zones"]
     assert implicit["rng"] == explicit["rng"]
 
@@ -208,7 +210,8 @@ def test_the_reshuffle_happens_only_when_the_deck_runs_out_mid_draw() -> None:
 
 
 def test_deck_reshuffled_counts_the_cards_left_in_the_source_after_the_draw_and_comes_first() -> None:
-    _, events = ENGINE.dispatch(reshuffling([], ["d1", "d2", "d3", "d4", "d5", "top"]), create_draw_card_action("p1", 2))
+    discard = ["d1", "d2", "d3", "d4", "d5", "top"]
+    _, events = ENGINE.dispatch(reshuffling([], discard), create_draw_card_action("p1", 2))
     assert [event.type for event in events] == [DECK_RESHUFFLED, CARD_DRAWN]
     assert events[0].payload == {"from_zone_id": "deck", "count": 3}
 
@@ -244,13 +247,17 @@ def assert_draw_fails(state: State, action: Action, message: str) -> None:
 
 def test_a_missing_source_zone_fails_with_the_seeds_message() -> None:
     assert_draw_fails(
-        table(["a"]), create_draw_card_action("p1", 1, from_zone_id="nowhere"), "Cannot draw: source zone nowhere not found"
+        table(["a"]),
+        create_draw_card_action("p1", 1, from_zone_id="nowhere"),
+        "Cannot draw: source zone nowhere not found",
     )
 
 
 def test_running_out_without_reshuffle_fails_with_the_seeds_message() -> None:
     assert_draw_fails(
-        table(["a"], ["d1", "d2"]), create_draw_card_action("p1", 3), "Cannot draw 3 cards: zone deck ran out after drawing 1"
+        table(["a"], ["d1", "d2"]),
+        create_draw_card_action("p1", 3),
+        "Cannot draw 3 cards: zone deck ran out after drawing 1",
     )
 
 

@@ -18,7 +18,9 @@ from games.engine.plugin import Action, ActionHandler, Event, HandlerResult, Plu
 from games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
 from games.engine.views import canonical_bytes, view_hash
 
-PLAYERS = [{"id": f"p{seat}", "name": f"P{seat}", "seat": seat, "status": "active", "data": {}} for seat in range(2)]
+PLAYERS = [
+    {"id": f"p{seat}", "name": f"P{seat}", "seat": seat, "status": "active", "data": {}} for seat in range(2)
+]
 
 
 def _setup_deck(ctx: Context) -> None:

@@ -18,7 +18,9 @@ from games.engine.flow import Phase, begin_turn, deal_initial_cards, draw_phase,
 from games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin, Trigger
 from games.engine.state import State, add_zone, create_zone, player_hand_zone_id
 
-PLAYERS = [{"id": f"p{seat}", "name": f"P{seat}", "seat": seat, "status": "active", "data": {}} for seat in range(4)]
+PLAYERS = [
+    {"id": f"p{seat}", "name": f"P{seat}", "seat": seat, "status": "active", "data": {}} for seat in range(4)
+]
 ALL_TIMINGS = (
     timings.GAME_PREPARED,
     timings.DRAW_INITIAL_CARDS,
@@ -111,7 +113,8 @@ class Table:
 
     def _logger(self, timing: str) -> Callable[[Context, Any], None]:
         def log(ctx: Context, data: Any) -> None:
-            self.log.append((timing, getattr(data, "seat", getattr(data, "player_id", None)), getattr(data, "phase", None)))
+            who = getattr(data, "seat", getattr(data, "player_id", None))
+            self.log.append((timing, who, getattr(data, "phase", None)))
 
         return log
 

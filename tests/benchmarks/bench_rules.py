@@ -1,0 +1,218 @@
+"""Rules-engine benchmark: complete in-process Big Two games between random legal bots.
+
+    .venv/bin/python tests/benchmarks/bench_rules.py [--games 600] [--view-games 150] [--seed 1]
+
+A script, not a test (pytest collects only test_*.py): it pins itself to one core and
+measures, on that core,
+
+- rules only: whole games (deal to result) through `Match.act`, each bot reading its
+  moves from `RULES.legal_actions(state, seat)`; no views at all;
+- with views: the same, plus what a room publishes after every move: each seat's and
+  the spectator's view, its delta (diff + canonical bytes) and its view hash;
+- legal-move enumeration for a seat that leads and for one that follows;
+- the average delta beside the average view, in canonical bytes.
+
+Every time is also given as a ratio to a baseline measured in the same run: one msgpack
+pack + unpack of the game state. That is the copy `Engine.dispatch` makes to stay
+atomic, so it is work every move must do anyway, it is done in C by the msgpack
+extension so Python-level noise barely moves it, and it scales with the state the rules
+work on. A ratio of 20 reads "this costs twenty state copies", which travels between
+machines far better than microseconds do.
+
+Each measurement is the best of --repeat runs (timeit's convention: the fastest run is
+the one least disturbed by the rest of the machine). Prints a Markdown table, the form
+docs/benchmarks.md keeps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from games.bigtwo.game import RULES  # noqa: E402
+from games.engine.match import Match  # noqa: E402
+from games.engine.state import State  # noqa: E402
+from games.engine.views import canonical_bytes, diff, view_hash  # noqa: E402
+
+PLAYERS = ["north", "east", "south", "west"]
+VIEWERS: tuple[int | None, ...] = (0, 1, 2, 3, None)
+TARGET_GAMES_PER_SECOND = 200
+
+
+@dataclass
+class Sample:
+    """States met in recorded games, for the baseline and the enumeration timings."""
+
+    states: list[State]
+    leading: list[tuple[State, int]]
+    following: list[tuple[State, int]]
+    view_bytes: list[int]
+    delta_bytes: list[int]
+    moves: int
+
+
+def pin_to_one_core() -> str:
+    try:
+        core = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {core})
+        return f"pinned to core {core}"
+    except (AttributeError, OSError):  # not Linux: one thread is still one core
+        return "single thread (affinity not available)"
+
+
+def play_game(seed: int, bot: random.Random, with_views: bool) -> int:
+    """One complete game; returns its number of moves."""
+    match = Match(RULES, seed, list(PLAYERS), {}, 0)
+    previous = {viewer: match.view(viewer) for viewer in VIEWERS} if with_views else {}
+    moves = 0
+    while match.result is None:
+        seat = match.to_act
+        match.act(seat, bot.choice(RULES.legal_actions(match.state, seat)), moves)
+        moves += 1
+        if with_views:
+            for viewer in VIEWERS:
+                view = match.view(viewer)
+                canonical_bytes(diff(previous[viewer], view))
+                view_hash(view)
+                previous[viewer] = view
+    return moves
+
+
+def time_games(games: int, seed: int, with_views: bool, repeat: int) -> tuple[float, int]:
+    """Best wall time over `repeat` runs of `games` games, and the moves in one run."""
+    best, moves = float("inf"), 0
+    for _ in range(repeat):
+        bot = random.Random(seed)
+        start = time.perf_counter()
+        moves = sum(play_game(seed + n, bot, with_views) for n in range(games))
+        best = min(best, time.perf_counter() - start)
+    return best, moves
+
+
+def record(games: int, seed: int) -> Sample:
+    """Untimed games that keep every state met, and the size of every view and delta."""
+    bot = random.Random(seed)
+    sample = Sample([], [], [], [], [], 0)
+    for n in range(games):
+        match = Match(RULES, seed + n, list(PLAYERS), {}, 0)
+        previous = {viewer: match.view(viewer) for viewer in VIEWERS}
+        while match.result is None:
+            seat = match.to_act
+            # Dispatch never mutates a state it returned, so keeping references is safe.
+            sample.states.append(match.state)
+            leads = match.state["variables"]["bigtwo.last_play"] is None
+            (sample.leading if leads else sample.following).append((match.state, seat))
+            match.act(seat, bot.choice(RULES.legal_actions(match.state, seat)), 0)
+            sample.moves += 1
+            for viewer in VIEWERS:
+                view = match.view(viewer)
+                sample.view_bytes.append(len(canonical_bytes(view)))
+                sample.delta_bytes.append(len(canonical_bytes(diff(previous[viewer], view))))
+                previous[viewer] = view
+    return sample
+
+
+def best_per_call_us(calls: list[Callable[[], Any]], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for call in calls:
+            call()
+        best = min(best, time.perf_counter() - start)
+    return best / len(calls) * 1e6
+
+
+def state_round_trip(state: State) -> Callable[[], Any]:
+    return lambda: msgpack.unpackb(msgpack.packb(state, use_bin_type=True), raw=False)
+
+
+def legal_actions_of(state: State, seat: int) -> Callable[[], Any]:
+    return lambda: RULES.legal_actions(state, seat)
+
+
+def mean(values: list[int] | list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=600, help="games per rules-only run")
+    parser.add_argument("--view-games", type=int, default=150, help="games per run with views")
+    parser.add_argument(
+        "--sample-games", type=int, default=100, help="recorded games for the baseline and enumeration"
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+
+    affinity = pin_to_one_core()
+    time_games(20, args.seed, with_views=True, repeat=1)  # warm-up
+
+    sample = record(args.sample_games, args.seed)
+    baseline_us = best_per_call_us([state_round_trip(state) for state in sample.states], args.repeat)
+
+    rules_s, rules_moves = time_games(args.games, args.seed, with_views=False, repeat=args.repeat)
+    views_s, views_moves = time_games(args.view_games, args.seed, with_views=True, repeat=args.repeat)
+    rules_move_us = rules_s / rules_moves * 1e6
+    views_move_us = views_s / views_moves * 1e6
+
+    lead_us = best_per_call_us([legal_actions_of(*entry) for entry in sample.leading], args.repeat)
+    follow_us = best_per_call_us([legal_actions_of(*entry) for entry in sample.following], args.repeat)
+    lead_count = mean([len(RULES.legal_actions(state, seat)) for state, seat in sample.leading])
+    follow_count = mean([len(RULES.legal_actions(state, seat)) for state, seat in sample.following])
+
+    view_size, delta_size = mean(sample.view_bytes), mean(sample.delta_bytes)
+    rules_gps = args.games / rules_s
+    rows = [
+        ("baseline: msgpack pack+unpack of the state", f"{baseline_us:.2f} µs", "1.0"),
+        (
+            f"rules only: {rules_gps:,.0f} games/s ({rules_moves / args.games:.1f} moves/game)",
+            f"{rules_move_us:.1f} µs/move",
+            f"{rules_move_us / baseline_us:.1f}",
+        ),
+        (
+            f"with 5 views + deltas + hashes per move: {args.view_games / views_s:,.0f} games/s",
+            f"{views_move_us:.1f} µs/move",
+            f"{views_move_us / baseline_us:.1f}",
+        ),
+        (
+            f"legal moves, leading (avg {lead_count:.1f} actions)",
+            f"{lead_us:.1f} µs",
+            f"{lead_us / baseline_us:.1f}",
+        ),
+        (
+            f"legal moves, following (avg {follow_count:.1f} actions)",
+            f"{follow_us:.1f} µs",
+            f"{follow_us / baseline_us:.1f}",
+        ),
+        ("average view (canonical bytes)", f"{view_size:.0f} B", f"delta/view = {delta_size / view_size:.2f}"),
+        ("average delta (canonical bytes)", f"{delta_size:.0f} B", ""),
+    ]
+
+    print(f"Python {platform.python_version()} on {platform.machine()}, {affinity}; "
+          f"{sample.moves} recorded moves, best of {args.repeat}")
+    print()
+    print("| measure | time or size | × baseline |")
+    print("|---|---:|---:|")
+    for measure, value, ratio in rows:
+        print(f"| {measure} | {value} | {ratio} |")
+    print()
+    met = "met" if rules_gps >= TARGET_GAMES_PER_SECOND else "NOT met"
+    print(f"target >= {TARGET_GAMES_PER_SECOND} complete games/s on one core (rules only): {met}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""The `tablehost` command as a user runs it: a second front door joining
+the running cluster (R-O1), bots with a JSON summary, a person playing from
+piped input, and a clean stop on SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import ray
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+TABLEHOST = [sys.executable, "-m", "host.cli"]
+
+
+def wait_for_line(process: subprocess.Popen, prefix: str, timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if line.startswith(prefix):
+            return line.strip()
+        if not line and process.poll() is not None:
+            break
+    raise AssertionError(f"no line starting {prefix!r} within {timeout}s (exit {process.poll()})")
+
+
+def test_serve_joins_the_cluster_bots_finish_and_sigterm_stops_it(host) -> None:
+    address = ray.get_runtime_context().gcs_address
+    serve = subprocess.Popen(
+        TABLEHOST + ["serve", "--port", "0", "--address", address],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        listening = wait_for_line(serve, "listening on ", 60)
+        target = listening.removeprefix("listening on ")
+        assert target.startswith("127.0.0.1:")
+        bots = subprocess.run(
+            TABLEHOST + ["bots", "--target", target, "--game", "bigtwo", "--tables", "2", "--json"],
+            capture_output=True, text=True, timeout=120,
+        )
+        summary = json.loads(bots.stdout.strip().splitlines()[-1])
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(30) == 0
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+    assert bots.returncode == 0, bots.stderr
+    assert summary["games_completed"] == 2 and summary["desyncs"] == 0 and summary["errors"] == 0
+    assert summary["moves"] > 0 and summary["p50_ms"] > 0 and summary["p99_ms"] >= summary["p50_ms"]
+    # the cluster's lobby outlived the second front door
+    assert host.lobby("stats")["tables_started"] >= 2
+
+
+def test_a_person_plays_bigtwo_in_the_terminal_from_piped_input(host) -> None:
+    moves = "garbage\n" + "1\n" * 200  # one bad line, then always the first legal action
+    played = subprocess.run(
+        TABLEHOST + ["play", "bigtwo", "--target", host.target],
+        input=moves, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "COLUMNS": "100"},
+    )
+    assert played.returncode == 0, played.stderr
+    assert "final scores" in played.stdout
+    assert "your hand" in played.stdout
