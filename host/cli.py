@@ -92,3 +92,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(asyncio.run(_bots(args)))
     elif args.command == "play":
         asyncio.run(_play(args))
+
+
+if __name__ == "__main__":
+    main()
