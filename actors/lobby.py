@@ -159,6 +159,7 @@ class LobbyActor:
             "seed": self.seed,
             "rooms": len(self.rooms),
             "warm": len(self.warm),
+            "warm_rooms": list(self.warm),
             "tables": len(self.tables),
             "waiting": {f"{game}/{variant}": len(g.entrants) for (game, variant), g in self.queues.items()},
             "tables_started": self._table_counter,

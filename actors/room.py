@@ -15,15 +15,17 @@ from typing import Any
 import ray
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
 
 from actors.config import RoomConfig
 from actors.table import Table
 from actors.table_service import TableService
 from games.engine.rng import Random
 from games.registry import get_rules
-from tablehost.v1 import table_pb2_grpc
+from tablehost.v1 import table_pb2, table_pb2_grpc
 
 log = logging.getLogger("tablehost.room")
+TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["Table"].full_name
 
 
 class NoFreePort(RuntimeError):
@@ -63,9 +65,10 @@ class RoomActor:
         table_pb2_grpc.add_TableServicer_to_server(TableService(lambda: self.table, self.config.token_secret), server)
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+        reflection.enable_server_reflection((TABLE_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
         port = self._bind(server)
         await server.start()
-        await health_servicer.set("tablehost.v1.Table", health_pb2.HealthCheckResponse.SERVING)
+        await health_servicer.set(TABLE_SERVICE, health_pb2.HealthCheckResponse.SERVING)
         self._server = server
         self.endpoint = f"{self.config.bind_host}:{port}"
         log.info("room %s serving its table on %s", self.room_id, self.endpoint)

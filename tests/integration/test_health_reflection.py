@@ -69,3 +69,21 @@ def test_every_socket_of_the_host_is_on_loopback(host) -> None:
                     outside.append((process.name(), connection.status, address))
     assert len(processes) > 3  # gcs, raylet, workers: Ray really runs here
     assert not outside, outside
+
+
+def test_a_room_serves_reflection_for_its_table_service(host) -> None:
+    async def scenario():
+        lobbies, sessions = await seat_table(host.target)
+        endpoint = sessions[0].assignment.endpoint
+        await close_all(lobbies, sessions)
+        return endpoint
+
+    channel = grpc.insecure_channel(run(scenario()))
+    try:
+        database = ProtoReflectionDescriptorDatabase(channel)
+        services = set(database.get_services())
+        table = database.FindFileContainingSymbol("tablehost.v1.Table")
+    finally:
+        channel.close()
+    assert {"tablehost.v1.Table", "grpc.health.v1.Health"} <= services
+    assert table.service[0].method[0].name == "Play"

@@ -1,0 +1,86 @@
+"""Room actors: desync repair over the wire (R-P3), reuse from the warm pool
+(R-L4), binding inside a configured port range."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import grpc
+import pytest
+import ray
+from conftest import run
+from support import close_all, play_randomly, seat_table, wait_until
+from test_rejections import hello, room_status
+
+from actors.config import RoomConfig
+from actors.room import RoomActor
+from tablehost.v1 import table_pb2, table_pb2_grpc
+
+pytestmark = pytest.mark.integration
+
+
+def test_a_wrong_ack_hash_is_answered_with_a_snapshot_and_counted(host) -> None:
+    async def scenario():
+        lobbies, sessions = await seat_table(host.target)
+        try:
+            seat_token = sessions[1].assignment.seat_token
+            async with grpc.aio.insecure_channel(sessions[1].assignment.endpoint) as channel:
+                call = table_pb2_grpc.TableStub(channel).Play()
+                await call.write(hello(seat_token))
+                first = await asyncio.wait_for(call.read(), 10)
+                await call.write(table_pb2.ClientMessage(ack=table_pb2.Ack(seq=first.snapshot.seq, view_hash="0" * 64)))
+                repair = await asyncio.wait_for(call.read(), 10)
+                await call.write(table_pb2.ClientMessage(ack=table_pb2.Ack(seq=first.snapshot.seq, view_hash=first.snapshot.view_hash)))
+                await call.done_writing()
+                status = await room_status(host, sessions[1].table_id)
+            await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
+            return first, repair, status
+        finally:
+            await close_all(lobbies, sessions)
+
+    first, repair, status = run(scenario())
+    assert repair.HasField("snapshot")
+    assert repair.snapshot.view_hash == first.snapshot.view_hash and repair.snapshot.seat == 1
+    assert status["desyncs"] == 1
+
+
+def test_a_finished_room_returns_to_the_warm_pool_and_hosts_the_next_table(host) -> None:
+    async def one_game():
+        lobbies, sessions = await seat_table(host.target)
+        try:
+            await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
+            return sessions[0].table_id
+        finally:
+            await close_all(lobbies, sessions)
+
+    async def scenario():
+        # Start from a quiet lobby: earlier tests' rooms are back in the pool.
+        await wait_until(lambda: host.lobby("stats")["tables"] == 0, timeout=30)
+        rooms_before = host.lobby("stats")["rooms"]
+        released = []
+        for _ in range(3):
+            table_id = await one_game()
+            room_id = host.lobby("table_record", table_id)["room_id"]
+            await wait_until(lambda: room_id in host.lobby("stats")["warm_rooms"], timeout=20)
+            released.append(room_id)
+        return rooms_before, host.lobby("stats")["rooms"], released
+
+    rooms_before, rooms_after, released = run(scenario())
+    # Three games in a row ran in warm rooms: no room was created per game.
+    assert rooms_after - rooms_before <= 1
+    assert len(released) == 3
+
+
+def test_a_room_binds_inside_its_configured_port_range(host) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        low = probe.getsockname()[1]
+    room = RoomActor.remote("range-test", RoomConfig(port_min=low, port_max=low + 20))
+    try:
+        endpoint = ray.get(room.start.remote(), timeout=30)
+    finally:
+        ray.get(room.stop.remote(), timeout=30)
+        ray.kill(room)
+    bound_host, port = endpoint.rsplit(":", 1)
+    assert bound_host == "127.0.0.1" and low <= int(port) <= low + 20

@@ -1,0 +1,50 @@
+"""The host's configuration: flags over environment over defaults."""
+
+import argparse
+
+import pytest
+
+from host.config import HostConfig
+
+
+def parse(argv: list[str]) -> HostConfig:
+    parser = argparse.ArgumentParser()
+    HostConfig.add_arguments(parser)
+    return HostConfig.from_args(parser.parse_args(argv))
+
+
+def test_defaults_stay_on_loopback_with_an_embedded_ray() -> None:
+    config = parse([])
+    assert (config.host, config.port, config.room_host, config.ray_address) == ("127.0.0.1", 50051, "127.0.0.1", None)
+
+
+def test_turn_timeouts_come_per_game_from_flags_over_the_environment(monkeypatch) -> None:
+    monkeypatch.setenv("TABLEHOST_TURN_TIMEOUTS", "bigtwo=9000")
+    assert parse([]).turn_timeouts_ms == {"bigtwo": 9000}
+    config = parse(["--turn-timeout", "bigtwo=1500"])
+    assert config.lobby_config().game_options == {"bigtwo": {"turn_timeout_ms": 1500}}
+
+
+def test_environment_sets_what_flags_leave_alone(monkeypatch) -> None:
+    monkeypatch.setenv("TABLEHOST_PORT", "6000")
+    monkeypatch.setenv("TABLEHOST_ROOM_PORTS", "40000-40010")
+    monkeypatch.setenv("TABLEHOST_TOKEN_SECRET", "shared")
+    config = parse([])
+    room = config.lobby_config().room
+    assert (config.port, room.port_min, room.port_max, room.token_secret) == (6000, 40000, 40010, b"shared")
+    assert parse(["--port", "7000"]).port == 7000
+
+
+def test_joining_a_cluster_makes_the_lobby_detached() -> None:
+    assert parse(["--address", "10.0.0.1:6379"]).lobby_config().detached is True
+
+
+@pytest.mark.parametrize("bad", [["--turn-timeout", "bigtwo"], ["--turn-timeout", "bigtwo=-5"]])
+def test_bad_turn_timeouts_are_refused(bad: list[str]) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="GAME=MILLISECONDS"):
+        parse(bad)
+
+
+def test_a_bad_port_range_is_refused() -> None:
+    with pytest.raises(SystemExit, match="LOW-HIGH"):
+        parse(["--room-ports", "5-1"])
