@@ -15,6 +15,8 @@ class RoomConfig:
     token_secret: bytes = b""
     # After a game ends, streams stay open this long for the final messages.
     linger_s: float = 5.0
+    # A table whose players have all been away this long is closed (R-P9).
+    abandon_after_s: float = 60.0
     commit_rate: float = 200.0
     commit_burst: float = 400.0
     max_message_bytes: int = 64 * 1024

@@ -1,5 +1,9 @@
 """The room actor (R-L4): one per table, reused from the lobby's warm pool.
 
+Server reflection is left to the front door (which describes the Table
+service too): each room is a process per table, and reflection's imports
+would cost every one of them.
+
 It owns the authoritative game (actors.table.Table) and serves that table's
 player streams itself on a grpc.aio server in the actor's own event loop,
 so a move costs no Ray call (see shared/PERFORMANCE.md). Ray calls reach it
@@ -8,6 +12,7 @@ only per game: open a table, report status, recycle."""
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import logging
 from typing import Any
@@ -15,7 +20,6 @@ from typing import Any
 import ray
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from actors.config import RoomConfig
 from actors.table import Table
@@ -30,6 +34,13 @@ TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["Table"].full_name
 
 class NoFreePort(RuntimeError):
     pass
+
+
+def _release_free_heap() -> None:
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to trim
+        pass
 
 
 def seat_entrants(seed: int, entrants: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -65,7 +76,6 @@ class RoomActor:
         table_pb2_grpc.add_TableServicer_to_server(TableService(lambda: self.table, self.config.token_secret), server)
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-        reflection.enable_server_reflection((TABLE_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
         port = self._bind(server)
         await server.start()
         await health_servicer.set(TABLE_SERVICE, health_pb2.HealthCheckResponse.SERVING)
@@ -103,6 +113,7 @@ class RoomActor:
             rate=self.config.commit_rate,
             burst=self.config.commit_burst,
             on_finished=self._on_finished,
+            on_deserted=self._on_deserted,
         )
         self.games_hosted += 1
         log.info("room %s opened table %s (%s, seed %d)", self.room_id, table_id, game, seed)
@@ -116,15 +127,35 @@ class RoomActor:
         deadline = asyncio.get_running_loop().time() + self.config.linger_s
         while table.subscriber_count and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.05)
+        await self._recycle(table)
+
+    def _on_deserted(self, table: Table) -> None:
+        asyncio.get_running_loop().create_task(self._recycle_if_still_deserted(table))
+
+    async def _recycle_if_still_deserted(self, table: Table) -> None:
+        """R-P9's grace period: players may come back (timers keep playing
+        their turns meanwhile); a table nobody returns to is closed."""
+        await asyncio.sleep(self.config.abandon_after_s)
+        if self.table is table and table.match.result is None and table.seated_streams == 0:
+            log.info("room %s: every player left table %s %.0f s ago; closing it",
+                     self.room_id, table.table_id, self.config.abandon_after_s)
+            await self._recycle(table)
+
+    async def _recycle(self, table: Table) -> None:
+        if self.table is not table:
+            return
         await self.reset()
         if self.lobby is not None:
             self.lobby.room_released.remote(self.room_id, table.table_id)
 
     async def reset(self) -> None:
-        """Close the table's streams and forget it: the room is warm again."""
+        """Close the table's streams and forget it: the room is warm again.
+        A room's memory is the cost of a table, so what the game freed is
+        handed back to the OS (glibc keeps freed heap otherwise)."""
         if self.table is not None:
             self.table.close("the room was recycled")
             self.table = None
+            _release_free_heap()
 
     async def status(self) -> dict[str, Any]:
         table = self.table

@@ -117,6 +117,7 @@ class Table:
         burst: float = 400.0,
         clock: Callable[[], int] = wall_clock_ms,
         on_finished: Callable[["Table"], None] | None = None,
+        on_deserted: Callable[["Table"], None] | None = None,
     ) -> None:
         self.table_id = table_id
         self.clock = clock
@@ -125,6 +126,7 @@ class Table:
         self.stats = TableStats()
         self._rate, self._burst = rate, burst
         self._on_finished = on_finished
+        self._on_deserted = on_deserted
         self._viewers = [*range(len(players)), SPECTATOR_SEAT]
         self._views: dict[int, View] = {v: self._view_of(v) for v in self._viewers}
         self._hashes: dict[int, str] = {v: view_hash(view) for v, view in self._views.items()}
@@ -159,8 +161,21 @@ class Table:
             subscriber.outbox.put_nowait(self._game_over())
         return subscriber
 
+    @property
+    def seated_streams(self) -> int:
+        return sum(1 for subscriber in self._subscribers if subscriber.seat != SPECTATOR_SEAT)
+
     def unsubscribe(self, subscriber: Subscriber) -> None:
+        """Detach a stream; when the last player's stream goes mid-game the
+        room is told, so a table everyone left does not hold its room."""
         self._subscribers.discard(subscriber)
+        if (
+            self._on_deserted is not None
+            and subscriber.seat != SPECTATOR_SEAT
+            and self.match.result is None
+            and self.seated_streams == 0
+        ):
+            self._on_deserted(self)
 
     def close(self, details: str) -> None:
         """Stop the timer and end every stream (the room is being recycled)."""
@@ -209,7 +224,7 @@ class Table:
             return
         self.stats.moves += 1
         self._outcomes[key] = Outcome(True, self.seq + 1)
-        self._publish(act_id, automatic=False)
+        self._publish(act_id, automatic=False, first=subscriber)
 
     def ack(self, subscriber: Subscriber, seq: int, client_hash: str) -> None:
         """A hash that differs from ours at that seq is a desync: count it and
@@ -252,7 +267,9 @@ class Table:
             self.seq, canonical_bytes(result), tuple(result.get("scores", ())), result.get("winner", -1)
         )
 
-    def _publish(self, act_id: str, automatic: bool) -> None:
+    def _publish(self, act_id: str, automatic: bool, first: Subscriber | None = None) -> None:
+        """Log one change and queue it to every stream; the committer's stream
+        first, since its player is the one waiting on the outcome."""
         self.seq += 1
         deltas: dict[int, tuple[bytes, str]] = {}
         for viewer in self._viewers:
@@ -263,8 +280,11 @@ class Table:
             deltas[viewer] = (delta_bytes, new_hash)
         change = Change(self.seq, act_id, automatic, deltas)
         self._log.append(change)
+        if first is not None and first in self._subscribers:
+            self._queue_delta(first, change)
         for subscriber in self._subscribers:
-            self._queue_delta(subscriber, change)
+            if subscriber is not first:
+                self._queue_delta(subscriber, change)
         log.debug("published table=%s seq=%d act_id=%s automatic=%s", self.table_id, self.seq, act_id, automatic)
         if self.match.result is not None:
             self._finish()

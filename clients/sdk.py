@@ -765,6 +765,9 @@ class TableSession:
         # Published before the ack's write yields, so no one sees the new
         # view without its update already queued.
         self._publish(ViewUpdate("delta", delta.seq, view, previous, delta.act_id, delta.automatic))
+        # Wake waiters before the ack's write: the seat whose turn this delta
+        # gives should not wait behind it.
+        self._notify()
         await self._send(table_pb2.ClientMessage(ack=table_pb2.Ack(seq=delta.seq, view_hash=computed)))
 
     def _on_rejection(self, rejection: table_pb2.Rejection) -> None:

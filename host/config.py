@@ -37,6 +37,7 @@ class HostConfig:
     token_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     warm_pool_size: int = 2
     linger_s: float = 5.0
+    abandon_after_s: float = 60.0
     seed: int | None = None
     turn_timeouts_ms: dict[str, int] = field(default_factory=dict)
     commit_rate: float = 200.0
@@ -50,6 +51,8 @@ class HostConfig:
         parser.add_argument("--room-ports", default=_env("ROOM_PORTS", "0-0"), help="port range for rooms, e.g. 40000-40999")
         parser.add_argument("--warm-pool", type=int, default=int(_env("WARM_POOL", "2")), help="started rooms kept waiting")
         parser.add_argument("--linger", type=float, default=float(_env("LINGER_S", "5")), help="seconds a finished table stays open")
+        parser.add_argument("--abandon-after", type=float, default=float(_env("ABANDON_AFTER_S", "60")),
+                            help="seconds a table with every player away is kept")
         parser.add_argument("--seed", type=int, default=int(_env("SEED")) if _env("SEED") else None, help="lobby seed (recorded)")
         parser.add_argument("--turn-timeout", action="append", default=[], metavar="GAME=MS", help="turn timer per game")
         parser.add_argument("--commit-rate", type=float, default=float(_env("COMMIT_RATE", "200")), help="commits/s per stream")
@@ -71,6 +74,7 @@ class HostConfig:
             token_secret=env_secret.encode() if env_secret else secrets.token_bytes(32),
             warm_pool_size=args.warm_pool,
             linger_s=args.linger,
+            abandon_after_s=args.abandon_after,
             seed=args.seed,
             turn_timeouts_ms=_parse_timeouts(env_timeouts + args.turn_timeout),
             commit_rate=args.commit_rate,
@@ -83,6 +87,7 @@ class HostConfig:
             port_max=self.room_port_max,
             token_secret=self.token_secret,
             linger_s=self.linger_s,
+            abandon_after_s=self.abandon_after_s,
             commit_rate=self.commit_rate,
             commit_burst=self.commit_rate * 2,
         )

@@ -13,11 +13,12 @@ from grpc_reflection.v1alpha import reflection
 
 from host.config import HostConfig
 from host.lobby_service import LobbyService
-from tablehost.v1 import lobby_pb2, lobby_pb2_grpc
+from tablehost.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2
 
 log = logging.getLogger("tablehost.host")
 
 LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name
+TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["Table"].full_name
 
 
 def start_ray(config: HostConfig) -> None:
@@ -67,8 +68,10 @@ class Host:
         server = aio.server()
         lobby_pb2_grpc.add_LobbyServicer_to_server(LobbyService(self.lobby), server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        # Rooms serve Table without reflection (memory per table): the front
+        # door describes it, so tools can fetch it here and call a room.
         reflection.enable_server_reflection(
-            (LOBBY_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+            (LOBBY_SERVICE, TABLE_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME), server
         )
         self.port = server.add_insecure_port(f"{self.config.host}:{self.config.port}")
         if self.port == 0:

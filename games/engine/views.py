@@ -24,16 +24,37 @@ Delta = list[list[Any]]
 
 
 def _sorted_tree(value: Any) -> Any:
-    if isinstance(value, dict):
+    """The value with every map's keys in order. Python orders str by code
+    point, which is the order of their UTF-8 bytes, so plain sorted() is the
+    canonical order. Exact type checks keep this hot path (every view of
+    every move) cheap; lists of scalars are passed through unchanged."""
+    kind = type(value)
+    if kind is dict:
         for key in value:
-            if not isinstance(key, str):
+            if type(key) is not str:
                 raise TypeError(f"canonical maps have str keys only, got {key!r}")
-        return {key: _sorted_tree(value[key]) for key in sorted(value, key=lambda k: k.encode())}
+        ordered = {}
+        for key in sorted(value):
+            item = value[key]
+            ordered[key] = item if type(item) in _PLAIN_SCALARS else _sorted_tree(item)
+        return ordered
+    if kind is list or kind is tuple:
+        for item in value:
+            if type(item) not in _PLAIN_SCALARS:
+                return [item if type(item) in _PLAIN_SCALARS else _sorted_tree(item) for item in value]
+        return value
+    if kind is float or isinstance(value, float):
+        raise TypeError(f"canonical encoding has no floats, got {value!r}")
+    if kind in _PLAIN_SCALARS:
+        return value
+    if isinstance(value, dict):
+        return _sorted_tree(dict(value))
     if isinstance(value, (list, tuple)):
         return [_sorted_tree(item) for item in value]
-    if isinstance(value, float):
-        raise TypeError(f"canonical encoding has no floats, got {value!r}")
     return value
+
+
+_PLAIN_SCALARS = frozenset({str, int, bool, type(None), bytes})
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -72,14 +93,16 @@ def _diff_maps(old: dict[str, Any], new: dict[str, Any], path: list[str], ops: D
 
 def _same(a: Any, b: Any) -> bool:
     """Equal with equal types all the way down: Python's == calls 1 and True
-    (and [1] and [True]) equal, but they encode to different bytes."""
-    if type(a) is not type(b):
+    (and [1] and [True]) equal, but they encode to different bytes. The C
+    comparison answers most cases (values that differ) before the walk."""
+    if type(a) is not type(b) or a != b:
         return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a == b
+    kind = type(a)
+    if kind is dict:
+        return all(_same(a[key], b[key]) for key in a)
+    if kind is list or kind is tuple:
+        return all(map(_same, a, b))
+    return True
 
 
 def apply_delta(view: View, delta: Delta) -> View:

@@ -51,7 +51,9 @@ class HostThread:
 
 @pytest.fixture(scope="session")
 def host() -> Iterator[HostThread]:
-    config = HostConfig(port=0, warm_pool_size=4, linger_s=2.0, seed=20261129, commit_rate=200.0)
+    config = HostConfig(
+        port=0, warm_pool_size=4, linger_s=2.0, abandon_after_s=1.0, seed=20261129, commit_rate=200.0
+    )
     running = HostThread(config)
     running.start()
     yield running

@@ -84,3 +84,16 @@ def test_a_room_binds_inside_its_configured_port_range(host) -> None:
         ray.kill(room)
     bound_host, port = endpoint.rsplit(":", 1)
     assert bound_host == "127.0.0.1" and low <= int(port) <= low + 20
+
+
+def test_a_table_every_player_left_is_closed_after_the_grace_period(host) -> None:
+    async def scenario():
+        lobbies, sessions = await seat_table(host.target)
+        table_id = sessions[0].table_id
+        room_id = host.lobby("table_record", table_id)["room_id"]
+        await close_all(lobbies, sessions)  # mid-game: nobody made a move
+        await wait_until(lambda: host.lobby("lookup_table", table_id) is None, timeout=20)
+        return room_id
+
+    room_id = run(scenario())
+    assert room_id in host.lobby("stats")["warm_rooms"]
