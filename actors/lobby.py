@@ -11,10 +11,12 @@ import asyncio
 import logging
 import os
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from actors.config import LobbyConfig
 from actors.room import RoomActor
@@ -54,6 +56,7 @@ class Gathering:
 class RoomRecord:
     handle: Any
     endpoint: str
+    node_id: str
     table_id: str | None = None
     idle_since: float = field(default_factory=time.monotonic)
 
@@ -75,6 +78,7 @@ class LobbyActor:
         self._room_counter = 0
         self._table_counter = 0
         self._filling = 0
+        self._placing: Counter[str] = Counter()
         self._janitor: asyncio.Task[None] | None = None
         log.info("lobby up, seed %d", self.seed)
 
@@ -247,13 +251,26 @@ class LobbyActor:
     async def _new_room(self) -> str:
         self._room_counter += 1
         room_id = f"room-{self._room_counter}"
+        node_id = self._least_loaded_node()
         lifetime = "detached" if self.config.detached else None
-        handle = RoomActor.options(
-            scheduling_strategy="SPREAD", lifetime=lifetime, name=None
-        ).remote(room_id, self.config.room, ray.get_runtime_context().current_actor)
-        endpoint = await handle.start.remote()
-        self.rooms[room_id] = RoomRecord(handle, endpoint)
+        self._placing[node_id] += 1
+        try:
+            handle = RoomActor.options(
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=True), lifetime=lifetime
+            ).remote(room_id, self.config.room, ray.get_runtime_context().current_actor)
+            endpoint = await handle.start.remote()
+        finally:
+            self._placing[node_id] -= 1
+        self.rooms[room_id] = RoomRecord(handle, endpoint, node_id)
         return room_id
+
+    def _least_loaded_node(self) -> str:
+        """R-L4: rooms are spread over the cluster's live nodes, each new one
+        on the node holding the fewest (soft affinity: if that node is gone
+        by then, Ray places it elsewhere)."""
+        alive = sorted(node["NodeID"] for node in ray.nodes() if node["Alive"])
+        held = Counter(record.node_id for record in self.rooms.values()) + self._placing
+        return min(alive, key=lambda node_id: held[node_id])
 
     async def _top_up_pool(self) -> None:
         """Keep `warm_pool_size` started rooms waiting, so a filled queue
