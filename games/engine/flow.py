@@ -55,6 +55,7 @@ def begin_turn(ctx: Context, seat: int, phases: Sequence[Phase]) -> str | None:
     one that is entered; returns its name, or None when the turn ended
     without needing the player (skipped, or no interactive phase entered)."""
     position = ctx.state["position"]
+    _advance_round(ctx, seat)
     position["current"] = seat
     position["turn"] += 1
     turn = timings.TurnData(seat)
@@ -70,6 +71,19 @@ def finish_phase(ctx: Context, seat: int, phases: Sequence[Phase]) -> str | None
     current = ctx.state["position"]["phase"]
     ctx.fire(timings.PHASE_END, timings.PhaseData(seat, current))
     return _walk_phases(ctx, seat, phases, names.index(current) + 1)
+
+
+def _advance_round(ctx: Context, seat: int) -> None:
+    """Seed 003's rounds: the first turn opens round 1; a turn whose seat is
+    not after the previous turn's seat closes the round and opens the next."""
+    position = ctx.state["position"]
+    if position["turn"] == 0:
+        position["round"] = 1
+        ctx.fire(timings.ROUND_START, timings.RoundData(1))
+    elif seat <= position["current"]:
+        ctx.fire(timings.ROUND_END, timings.RoundData(position["round"]))
+        position["round"] += 1
+        ctx.fire(timings.ROUND_START, timings.RoundData(position["round"]))
 
 
 def _walk_phases(ctx: Context, seat: int, phases: Sequence[Phase], start: int) -> str | None:

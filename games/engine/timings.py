@@ -12,6 +12,8 @@ GAME_PREPARED = "game_prepared"
 DRAW_INITIAL_CARDS = "draw_initial_cards"
 AFTER_DRAW_INITIAL_CARDS = "after_draw_initial_cards"
 GAME_START = "game_start"
+ROUND_START = "round_start"
+ROUND_END = "round_end"
 TURN_START = "turn_start"
 TURN_END = "turn_end"
 PHASE_CHANGING = "phase_changing"
@@ -33,6 +35,12 @@ class GameData:
 class DrawInitialData:
     player_id: str
     count: int
+    skipped: bool = False
+
+
+@dataclass(slots=True)
+class RoundData:
+    round: int
     skipped: bool = False
 
 

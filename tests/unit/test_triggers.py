@@ -370,3 +370,26 @@ def test_plugin_triggers_are_registered_with_the_engine() -> None:
     engine = Engine([plugin])
     engine.fire(Context(engine, _state_with_current(0), 0), "custom", 7)
     assert log == [7]
+
+
+def test_rounds_open_on_the_first_turn_and_turn_over_when_the_seat_number_wraps() -> None:
+    from games.engine import flow, timings
+    from games.engine.engine import Context, Engine
+    from games.engine.plugin import Plugin, Trigger
+    from games.engine.state import new_state
+
+    seen: list[tuple[str, int]] = []
+    plugin = Plugin(
+        id="rounds", name="Rounds", version="1.0.0",
+        triggers=(
+            Trigger(timings.ROUND_START, lambda ctx, data: seen.append(("start", data.round))),
+            Trigger(timings.ROUND_END, lambda ctx, data: seen.append(("end", data.round))),
+        ),
+    )
+    players = [{"id": f"p{i}", "name": f"p{i}", "seat": i, "status": "active", "data": {}} for i in range(3)]
+    ctx = Context(Engine([plugin]), new_state("g", players, 1), 0)
+    phases = (flow.Phase("play", interactive=True),)
+    for seat in (1, 2, 0, 1, 2, 0):
+        flow.begin_turn(ctx, seat, phases)
+    assert seen == [("start", 1), ("end", 1), ("start", 2), ("end", 2), ("start", 3)]
+    assert ctx.state["position"]["round"] == 3 and ctx.state["position"]["turn"] == 6
