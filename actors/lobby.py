@@ -253,21 +253,30 @@ class LobbyActor:
         room_id = f"room-{self._room_counter}"
         node_id = self._least_loaded_node()
         lifetime = "detached" if self.config.detached else None
+        lobby = ray.get_runtime_context().current_actor
+        placed_on = node_id
         self._placing[node_id] += 1
         try:
             handle = RoomActor.options(
-                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=True), lifetime=lifetime
-            ).remote(room_id, self.config.room, ray.get_runtime_context().current_actor)
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False), lifetime=lifetime
+            ).remote(room_id, self.config.room, lobby)
             endpoint = await handle.start.remote()
+        except (ray.exceptions.ActorUnschedulableError, ray.exceptions.RayActorError) as error:
+            # The node went away between choosing it and placing the room.
+            log.warning("room %s could not start on node %s (%s); letting Ray place it", room_id, node_id, error)
+            handle = RoomActor.options(lifetime=lifetime).remote(room_id, self.config.room, lobby)
+            endpoint = await handle.start.remote()
+            placed_on = (await handle.status.remote())["node_id"]
         finally:
             self._placing[node_id] -= 1
-        self.rooms[room_id] = RoomRecord(handle, endpoint, node_id)
+        self.rooms[room_id] = RoomRecord(handle, endpoint, placed_on)
         return room_id
 
     def _least_loaded_node(self) -> str:
         """R-L4: rooms are spread over the cluster's live nodes, each new one
-        on the node holding the fewest (soft affinity: if that node is gone
-        by then, Ray places it elsewhere)."""
+        on the node holding the fewest. The affinity is hard because Ray's
+        soft affinity spills to other nodes under load, which unbalances the
+        spread; a node lost meanwhile is handled in _new_room."""
         alive = sorted(node["NodeID"] for node in ray.nodes() if node["Alive"])
         held = Counter(record.node_id for record in self.rooms.values()) + self._placing
         return min(alive, key=lambda node_id: held[node_id])
