@@ -163,3 +163,25 @@ def test_a_repeated_act_id_is_applied_once(host) -> None:
     assert first.accepted and not first.duplicate
     assert again.accepted and again.duplicate and again.seq == first.seq
     assert seq_after_again == seq_after_first
+
+
+def test_protocol_errors_on_the_stream_get_their_own_reason(host) -> None:
+    async def scenario():
+        lobbies, sessions = await seat_table(host.target)
+        try:
+            assignment = sessions[1].assignment
+            messages = [
+                hello(assignment.seat_token),
+                hello(assignment.seat_token),  # a second hello
+                commit("x" * 65, msgpack.packb({"type": "pass"})),  # act_id too long
+                table_pb2.ClientMessage(ack=table_pb2.Ack(seq=10_000, view_hash="0" * 64)),  # a future seq
+            ]
+            replies, _ = await raw_exchange(assignment.endpoint, messages, 4)
+            await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
+            return replies
+        finally:
+            await close_all(lobbies, sessions)
+
+    replies = run(scenario())
+    assert replies[0].HasField("snapshot")
+    assert [r.rejection.reason for r in replies[1:]] == [table_pb2.REJECT_REASON_PROTOCOL] * 3

@@ -1,0 +1,53 @@
+"""A room's table without the network: flood control per stream (R-S4).
+The Table is the real object the room serves; only the gRPC edge is absent."""
+
+import asyncio
+
+import msgpack
+
+from actors.outbound import RejectionOut
+from actors.table import Table
+from games.registry import get_rules
+
+
+def drain(subscriber) -> list:
+    out = []
+    while not subscriber.outbox.empty():
+        out.append(subscriber.outbox.get_nowait())
+    return out
+
+
+def test_commits_beyond_the_burst_are_rejected_rate_limited_and_change_nothing() -> None:
+    async def scenario():
+        table = Table("t-1", get_rules("bigtwo"), 7, ["a", "b", "c", "d"], {}, rate=1.0, burst=3.0)
+        not_to_act = (table.match.to_act + 1) % 4
+        stream = table.subscribe(not_to_act, 0)
+        drain(stream)
+        hash_before = table.match.state_hash()
+        for i in range(5):
+            table.commit(stream, f"c{i}", msgpack.packb({"type": "pass"}))
+        table.close("done")
+        return [m.reason for m in drain(stream) if isinstance(m, RejectionOut)], hash_before, table
+
+    reasons, hash_before, table = asyncio.run(scenario())
+    assert reasons == ["not_your_turn"] * 3 + ["rate_limited"] * 2
+    assert table.match.state_hash() == hash_before and table.seq == 0
+
+
+def test_acks_have_their_own_budget_so_acking_never_costs_a_move() -> None:
+    async def scenario():
+        table = Table("t-2", get_rules("bigtwo"), 7, ["a", "b", "c", "d"], {}, rate=1.0, burst=1.0)
+        seat = table.match.to_act
+        stream = table.subscribe(seat, 0)
+        snapshot = drain(stream)[0]
+        for _ in range(3):
+            assert not table.rate_limited(stream)  # acks: 4x the commit budget
+            table.ack(stream, 0, snapshot.view_hash)
+        action = table.match.view(seat)["legal_actions"][0]
+        table.commit(stream, "move", msgpack.packb(action))
+        table.close("done")
+        return table.seq, drain(stream)
+
+    seq, messages = asyncio.run(scenario())
+    assert seq == 1
+    assert not any(isinstance(m, RejectionOut) for m in messages)
