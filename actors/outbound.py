@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from games.engine.errors import Reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +58,5 @@ NOT_YOUR_SEAT = "not_your_seat"
 RATE_LIMITED = "rate_limited"
 BAD_TOKEN = "bad_token"
 PROTOCOL = "protocol"
-HOST_REASONS = (NOT_YOUR_SEAT, RATE_LIMITED, BAD_TOKEN, PROTOCOL)
-ALL_REASONS = tuple(reason.value for reason in Reason) + HOST_REASONS
 
 Outbound = SnapshotOut | DeltaOut | RejectionOut | AcceptedOut | GameOverOut | CloseOut

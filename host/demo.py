@@ -10,13 +10,7 @@ from rich.console import Console
 
 from clients.bots import make_bot
 from clients.sdk import LobbyClient, TableSession, ViewUpdate
-
-SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-
-
-def pretty(cards: list[str]) -> str:
-    return " ".join(("10" if card[0] == "T" else card[0]) + SUITS[card[1]] for card in cards)
-
+from games.bigtwo.cards import format_cards
 
 def describe(update: ViewUpdate, names: list[str]) -> str | None:
     """One line for one public change, read off the spectator's views."""
@@ -29,7 +23,7 @@ def describe(update: ViewUpdate, names: list[str]) -> str | None:
     last_play = after.get("last_play")
     if last_play is not None and last_play != before.get("last_play") and last_play["seat"] == actor:
         left = after["hand_counts"][actor]
-        return f"#{update.seq:<3} {who} plays {pretty(last_play['cards'])} ({last_play['kind']}), {left} left{timer}"
+        return f"#{update.seq:<3} {who} plays {format_cards(last_play['cards'])} ({last_play['kind']}), {left} left{timer}"
     line = f"#{update.seq:<3} {who} passes{timer}"
     if after.get("last_play") is None and after.get("to_act") is not None:
         line += f"; seat {after['to_act']} leads"

@@ -75,9 +75,6 @@ class Engine:
         """Register a handler outside a plugin (a general's skill chosen mid-game)."""
         self._triggers.setdefault(trigger.timing, []).append(trigger)
 
-    def handles(self, action_type: str) -> bool:
-        return action_type in self._handlers
-
     def create_game(
         self,
         game_id: str,

@@ -57,10 +57,3 @@ def new_state(game_id: str, players: list[dict[str, Any]], rng_state: int) -> St
 def copy_state(state: State) -> State:
     """A deep copy; going through msgpack also proves the state is plain data."""
     return msgpack.unpackb(msgpack.packb(state, use_bin_type=True), raw=False, strict_map_key=True)
-
-
-def player_seat(state: State, player_id: str) -> int:
-    for player in state["players"]:
-        if player["id"] == player_id:
-            return player["seat"]
-    raise KeyError(player_id)

@@ -1081,7 +1081,7 @@ def format_section(report: Report, argv: list[str]) -> str:
             f"({COMMIT_BYTES} B, a commit), the server sends {DELTA_BYTES} B (a delta) to all 4 streams of the group,",
             "the round trip is send -> the sender's own reply, then the next stream's turn; as many rounds",
             "per group as the bots made moves per table, and its round trips/s likewise include opening",
-            f"the streams. The second floor, \"echo + acks\", is the same with every stream answering every reply",
+            "the streams. The second floor, \"echo + acks\", is the same with every stream answering every reply",
             f"with a {ACK_BYTES} B ack before it reads on, as the SDK acks every delta (4 acks per move).",
             "",
             "| run | moves / round trips | p50 | p99 | per second | move p50 ÷ | move p99 ÷ | moves/s ÷ |",

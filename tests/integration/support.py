@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Any
 
-from clients.sdk import Assignment, LobbyClient, TableSession
+from clients.sdk import LobbyClient, TableSession
 
 
 async def seat_table(target: str, game: str = "bigtwo", *, names: list[str] | None = None,
@@ -46,14 +45,6 @@ async def close_all(lobbies: list[LobbyClient], sessions: list[TableSession]) ->
         await session.close()
     for lobby in lobbies:
         await lobby.close()
-
-
-def assignment_of(session: TableSession) -> Assignment:
-    return session.assignment
-
-
-def scores_of(results: list[Any]) -> list[list[int]]:
-    return [list(result.scores) for result in results]
 
 
 async def wait_until(predicate, timeout: float = 10.0, interval: float = 0.02) -> None:

@@ -166,12 +166,6 @@ def test_two_plugins_may_not_handle_the_same_action() -> None:
         Engine([TEST_PLUGIN, twin])
 
 
-def test_the_engine_knows_which_actions_it_handles(engine: Engine) -> None:
-    assert engine.handles("DRAW_CARD")
-    assert engine.handles("DISCARD")
-    assert not engine.handles("FLY")
-
-
 def test_randomness_is_drawn_from_the_state_and_recorded_in_it(engine: Engine, state: State) -> None:
     first, _ = engine.dispatch(state, Action("SHUFFLE"))
     again, _ = engine.dispatch(state, Action("SHUFFLE"))
