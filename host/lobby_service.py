@@ -49,18 +49,22 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
                 grpc.StatusCode.INVALID_ARGUMENT, f"unknown game {game!r}; this host runs {', '.join(sorted(GAMES))}"
             )
 
-    async def JoinQueue(self, request: pb.JoinQueueRequest, context: aio.ServicerContext) -> pb.TableAssignment:
-        await self._check_game(request.game, context)
-        ticket = request.ticket or uuid.uuid4().hex
+    async def _wait_for_seat(self, context: aio.ServicerContext, ticket: str, method: Any, *args: Any) -> pb.TableAssignment:
+        """A call that waits until its table fills; if the client hangs up
+        meanwhile, its place is freed."""
         try:
-            seated = await self._call(
-                context, self._lobby.join_queue, request.game, request.variant, request.display_name, ticket
-            )
+            seated = await self._call(context, method, *args, ticket)
         except asyncio.CancelledError:
-            # The client hung up while waiting: free its place in the queue.
             self._lobby.leave_queue.remote(ticket)
             raise
         return _assignment(seated)
+
+    async def JoinQueue(self, request: pb.JoinQueueRequest, context: aio.ServicerContext) -> pb.TableAssignment:
+        await self._check_game(request.game, context)
+        return await self._wait_for_seat(
+            context, request.ticket or uuid.uuid4().hex,
+            self._lobby.join_queue, request.game, request.variant, request.display_name,
+        )
 
     async def LeaveQueue(self, request: pb.LeaveQueueRequest, context: aio.ServicerContext) -> pb.LeaveQueueResponse:
         removed = await self._call(context, self._lobby.leave_queue, request.ticket)
@@ -80,15 +84,10 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
     async def JoinPrivateTable(
         self, request: pb.JoinPrivateTableRequest, context: aio.ServicerContext
     ) -> pb.TableAssignment:
-        ticket = request.ticket or uuid.uuid4().hex
-        try:
-            seated = await self._call(
-                context, self._lobby.join_private_table, request.code.upper(), request.display_name, ticket
-            )
-        except asyncio.CancelledError:
-            self._lobby.leave_queue.remote(ticket)
-            raise
-        return _assignment(seated)
+        return await self._wait_for_seat(
+            context, request.ticket or uuid.uuid4().hex,
+            self._lobby.join_private_table, request.code.upper(), request.display_name,
+        )
 
     async def Spectate(self, request: pb.SpectateRequest, context: aio.ServicerContext) -> pb.TableAssignment:
         seated = await self._call(context, self._lobby.spectate, request.table_id)

@@ -39,14 +39,18 @@ def test_a_room_answers_health_checks_for_its_table_service(host) -> None:
     assert run(scenario()) == health_pb2.HealthCheckResponse.SERVING
 
 
-def test_reflection_describes_the_lobby_service(host) -> None:
-    channel = grpc.insecure_channel(host.target)
+def describe(target: str, symbol: str):
+    """What a standard reflection client learns: the services, and the file defining `symbol`."""
+    channel = grpc.insecure_channel(target)
     try:
         database = ProtoReflectionDescriptorDatabase(channel)
-        services = set(database.get_services())
-        lobby = database.FindFileContainingSymbol("tablehost.v1.Lobby")
+        return set(database.get_services()), database.FindFileContainingSymbol(symbol)
     finally:
         channel.close()
+
+
+def test_reflection_describes_the_lobby_service(host) -> None:
+    services, lobby = describe(host.target, "tablehost.v1.Lobby")
     assert {"tablehost.v1.Lobby", "grpc.health.v1.Health"} <= services
     assert lobby.name == "tablehost/v1/lobby.proto"
     assert [m.name for m in lobby.service[0].method][:2] == ["JoinQueue", "LeaveQueue"]
@@ -72,12 +76,6 @@ def test_every_socket_of_the_host_is_on_loopback(host) -> None:
 
 
 def test_the_front_door_describes_the_table_service_that_rooms_serve(host) -> None:
-    channel = grpc.insecure_channel(host.target)
-    try:
-        database = ProtoReflectionDescriptorDatabase(channel)
-        services = set(database.get_services())
-        table = database.FindFileContainingSymbol("tablehost.v1.Table")
-    finally:
-        channel.close()
+    services, table = describe(host.target, "tablehost.v1.Table")
     assert "tablehost.v1.Table" in services
     assert table.service[0].method[0].name == "Play"
