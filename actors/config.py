@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# Chosen from measurements (docs/benchmarks.md, "Rooms at scale"): a table
+# costs well under 1 MiB in a room, and a room's one event loop keeps its
+# move latency flat well past this many busy tables; beyond it a crash
+# would take too many games at once.
+DEFAULT_TABLES_PER_ROOM = 500
+
 
 @dataclass(frozen=True)
 class RoomConfig:
@@ -13,13 +19,19 @@ class RoomConfig:
     port_min: int = 0
     port_max: int = 0
     token_secret: bytes = b""
-    # After a game ends, streams stay open this long for the final messages.
+    # Tables one room actor (one process, one gRPC server) holds at once.
+    tables_per_room: int = DEFAULT_TABLES_PER_ROOM
+    # After a game ends, its streams stay open this long for the final messages.
     linger_s: float = 5.0
-    # A table whose players have all been away this long is closed (R-P9).
+    # A table whose players have all been away (or never came) this long is closed.
     abandon_after_s: float = 60.0
     commit_rate: float = 200.0
     commit_burst: float = 400.0
     max_message_bytes: int = 64 * 1024
+    # Games beyond the built-in ones, as "package.module:ATTRIBUTE".
+    game_modules: tuple[str, ...] = ()
+    # Closed tables are reported to the lobby in batches at most this often.
+    report_interval_s: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -27,11 +39,28 @@ class LobbyConfig:
     room: RoomConfig = field(default_factory=RoomConfig)
     # Seeds every table's seed; None draws one from the OS (and records it).
     seed: int | None = None
-    warm_pool_size: int = 2
-    # Idle warm rooms beyond warm_pool_size are released after this long.
+    # Rooms kept per CPU of each live node, so every core has a room to run
+    # before tables are packed further into the rooms that exist.
+    rooms_per_cpu: float = 1.0
+    # Free table slots kept ready in started rooms, so a burst of tables
+    # seldom waits for a room to start. A room starts when fewer are free.
+    free_slots: int = 128
+    # An empty room beyond the per-CPU rooms and the free-slot reserve is
+    # released after this long.
     idle_release_s: float = 300.0
+    # A finished table's record (for lookups and the operator) is kept this long.
+    table_retention_s: float = 600.0
     token_ttl_s: float = 3600.0
     # Per game: options every table of that game gets (e.g. turn_timeout_ms).
     game_options: dict[str, dict[str, int]] = field(default_factory=dict)
     # Ray namespace-wide actor names; the lobby is detached on a shared cluster.
     detached: bool = False
+    # A proposed table whose front doors have not confirmed every player
+    # within this long is dissolved (a front door died in between).
+    confirm_timeout_s: float = 5.0
+    # A front door that has not polled for this long is gone: its waiting
+    # players leave the queues.
+    door_timeout_s: float = 30.0
+    # Private tables waiting to fill, at most, and how long an unfilled one lives.
+    max_private_tables: int = 10_000
+    private_table_ttl_s: float = 3600.0

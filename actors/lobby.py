@@ -1,9 +1,15 @@
-"""The lobby actor (R-L1 to R-L6): queues per game and variant, private
-tables by code, spectators, seat tokens, and the warm pool of room actors
-spread over the cluster's nodes.
+"""The lobby actor: queues per game and variant, private tables by code,
+spectators, seat tokens, and the rooms the tables are placed in.
 
-Front doors call it once per player per game (never per move); it is a
-named actor so every front door of a cluster finds the same one."""
+No Ray call is held open per waiting player: players wait at the front
+door they connected to, and each front door trades with the lobby in
+batches over two calls of its own (`door_exchange` carries joins, leaves and
+confirmations; `door_poll` waits for proposals and seatings). The rules of
+matching live in actors/matchmaking.py, of placement in actors/placement.py,
+and the table records in actors/table_directory.py: each method here is a
+short protocol step over them.
+
+It is a named actor so every front door of a cluster finds the same one."""
 
 from __future__ import annotations
 
@@ -11,54 +17,71 @@ import asyncio
 import logging
 import os
 import time
-from collections import Counter
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Coroutine
 
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from actors.config import LobbyConfig
+from actors.matchmaking import Entrant, Group, LobbyRefused, Matchmaker, Refusal
+from actors.placement import Placement, Room, RoomState
 from actors.room import RoomActor
+from actors.table_directory import TableDirectory, TableRecord
 from actors.tokens import SPECTATOR_SEAT, SeatClaim, sign_seat_token
 from games.engine.rng import Random
-from games.registry import get_rules
+from games.registry import GameCatalog, UnknownGame, UnknownVariant
 
 log = logging.getLogger("tablehost.lobby")
 
 LOBBY_NAME = "tablehost-lobby"
 NAMESPACE = "tablehost"
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
 
-
-class Cancelled(Exception):
-    """The ticket left its queue before a table was filled."""
+JANITOR_PERIOD_S = 1.0
+NODES_REFRESH_S = 2.0
+# After a room failed to start, no other is started for this long (a
+# missing port range or a broken node must not become a start storm).
+ROOM_START_BACKOFF_S = 5.0
+# A table whose room keeps refusing it is failed after this many tries.
+MAX_PLACEMENT_ATTEMPTS = 3
 
 
 @dataclass(eq=False)
-class Entrant:
-    ticket: str
-    name: str
-    seated: asyncio.Future[dict[str, Any]] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+class DoorMailbox:
+    """What the lobby has for one front door until its next poll."""
+
+    door_id: str
+    last_seen: float
+    proposals: list[tuple[int, str]] = field(default_factory=list)
+    seated: list[dict[str, Any]] = field(default_factory=list)
+    dropped: list[tuple[str, str, str]] = field(default_factory=list)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def post(self) -> None:
+        self.wake.set()
+
+    def take(self) -> dict[str, Any]:
+        mail = {"proposals": self.proposals, "seated": self.seated, "dropped": self.dropped}
+        self.proposals, self.seated, self.dropped = [], [], []
+        self.wake.clear()
+        return mail
+
+    @property
+    def empty(self) -> bool:
+        return not (self.proposals or self.seated or self.dropped)
 
 
-@dataclass
-class Gathering:
-    """Players waiting for one table: a public queue or a private table."""
+@dataclass(eq=False)
+class PendingTable:
+    """A confirmed group on its way into a room."""
 
-    game: str
-    seats: int
-    options: dict[str, Any]
-    entrants: list[Entrant] = field(default_factory=list)
-
-
-@dataclass
-class RoomRecord:
-    handle: Any
-    endpoint: str
-    node_id: str
-    table_id: str | None = None
-    idle_since: float = field(default_factory=time.monotonic)
+    table_id: str
+    seed: int
+    group: Group
+    attempts: int = 0
 
 
 @ray.remote(num_cpus=0)
@@ -66,251 +89,437 @@ class LobbyActor:
     def __init__(self, config: LobbyConfig) -> None:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
         self.config = config
+        self.catalog = GameCatalog.load(config.room.game_modules)
         self.seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(8), "big")
         self.rng = Random(self.seed)
-        self.queues: dict[tuple[str, str], Gathering] = {}
-        self.private: dict[str, Gathering] = {}
-        self.tickets: dict[str, Gathering] = {}
-        self.rooms: dict[str, RoomRecord] = {}
-        self.warm: list[str] = []
-        self.tables: dict[str, str] = {}
-        self.table_log: list[dict[str, Any]] = []
+        self.matchmaker = Matchmaker()
+        self.placement = Placement(config.room.tables_per_room, config.rooms_per_cpu, config.free_slots)
+        self.directory = TableDirectory(config.table_retention_s)
+        self.doors: dict[str, DoorMailbox] = {}
+        self._awaiting_room: deque[PendingTable] = deque()
         self._room_counter = 0
         self._table_counter = 0
-        self._filling = 0
-        self._placing: Counter[str] = Counter()
+        self._no_room_starts_until = 0.0
+        self._nodes_refreshed = 0.0
+        self._tasks: set[asyncio.Task[Any]] = set()
         self._janitor: asyncio.Task[None] | None = None
         log.info("lobby up, seed %d", self.seed)
 
-    async def ready(self) -> dict[str, Any]:
-        """Fill the warm pool and start releasing idle rooms; idempotent."""
+    async def ready(self, timeout_s: float = 120.0) -> dict[str, Any]:
+        """Start the rooms every node's CPUs call for and wait until they
+        serve (or `timeout_s`); idempotent."""
         if self._janitor is None:
-            self._janitor = asyncio.get_running_loop().create_task(self._release_idle_rooms())
-        await self._top_up_pool()
-        return await self.stats()
+            self._janitor = asyncio.get_running_loop().create_task(self._tidy_forever())
+        self._refresh_nodes(force=True)
+        self._start_rooms_wanted()
+        deadline = time.monotonic() + timeout_s
+        while self.placement.starting and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        return await self.status()
 
-    # -- queues -----------------------------------------------------------------
+    # -- front doors ---------------------------------------------------------------
 
-    async def join_queue(self, game: str, variant: str, name: str, ticket: str) -> dict[str, Any]:
-        """Wait for a seat at the next table of `game` (R-L1)."""
-        rules = get_rules(game)
-        key = (game, variant)
-        gathering = self.queues.get(key)
-        if gathering is None:
-            gathering = self.queues[key] = Gathering(game, rules.max_seats, self._options_for(game, {}))
-        return await self._enter(gathering, ticket, name, lambda: self.queues.pop(key, None))
+    async def door_exchange(
+        self,
+        door_id: str,
+        joins: list[dict[str, str]],
+        leaves: list[str],
+        answers: list[tuple[int, str, bool]],
+    ) -> dict[str, Any]:
+        """One batch from a front door: players who left (processed first),
+        players who joined, and its answers to proposals (does it still hold
+        that player?). Returns the joins refused, by ticket."""
+        self._door(door_id)
+        for ticket in leaves:
+            self.matchmaker.leave(ticket)
+        refused: dict[str, tuple[str, str]] = {}
+        for join in joins:
+            try:
+                self._join(join, door_id)
+            except LobbyRefused as refusal:
+                refused[join["ticket"]] = (refusal.refusal.value, refusal.message)
+        for group_id, ticket, present in answers:
+            if not present:
+                self.matchmaker.decline(group_id, ticket)
+                continue
+            group = self.matchmaker.confirm(group_id, ticket)
+            if group is not None:
+                self._awaiting_room.append(self._pending_table(group))
+        self._propose()
+        self._place_awaiting()
+        return {"refused": refused}
+
+    async def door_poll(self, door_id: str, timeout_s: float) -> dict[str, Any]:
+        """Wait up to `timeout_s` for proposals, seatings or dropped players
+        for this front door; each front door keeps one poll open."""
+        door = self._door(door_id)
+        if door.empty:
+            try:
+                await asyncio.wait_for(door.wake.wait(), timeout_s)
+            except TimeoutError:
+                pass
+        door.last_seen = time.monotonic()
+        return door.take()
 
     async def leave_queue(self, ticket: str) -> bool:
-        gathering = self.tickets.pop(ticket, None)
-        if gathering is None:
+        """Take a waiting ticket out (LeaveQueue, from any front door); its
+        own front door ends its JoinQueue with CANCELLED."""
+        entrant = self.matchmaker.leave(ticket)
+        if entrant is None:
             return False
-        for entrant in gathering.entrants:
-            if entrant.ticket == ticket:
-                gathering.entrants.remove(entrant)
-                entrant.seated.set_exception(Cancelled(ticket))
-                log.info("ticket %s left the %s queue", ticket, gathering.game)
-                return True
-        return False
+        self._drop(entrant, Refusal.CANCELLED, "left the queue")
+        log.info("ticket %s left %s", ticket, entrant.key.label)
+        self._propose()
+        return True
 
     async def create_private_table(self, game: str, variant: str, turn_timeout_ms: int) -> dict[str, Any]:
-        rules = get_rules(game)
-        code = "".join(CODE_ALPHABET[self.rng.below(len(CODE_ALPHABET))] for _ in range(6))
+        rules = self._rules(game, variant)
+        if self.matchmaker.private_count >= self.config.max_private_tables:
+            raise LobbyRefused(Refusal.RESOURCE_EXHAUSTED, "too many private tables are waiting to fill; try later")
+        code = self._new_code()
         overrides = {"turn_timeout_ms": turn_timeout_ms} if turn_timeout_ms else {}
-        self.private[code] = Gathering(game, rules.max_seats, self._options_for(game, overrides))
+        self.matchmaker.open_private(code, game, rules.max_seats, self._options_for(game, overrides), time.monotonic())
         log.info("private %s table %s created", game, code)
         return {"code": code, "game": game, "seats": rules.max_seats}
 
-    async def join_private_table(self, code: str, name: str, ticket: str) -> dict[str, Any]:
-        gathering = self.private.get(code)
-        if gathering is None:
-            raise KeyError(f"no private table {code}")
-        return await self._enter(gathering, ticket, name, lambda: self.private.pop(code, None))
-
-    async def spectate(self, table_id: str) -> dict[str, Any] | None:
-        room_id = self.tables.get(table_id)
-        if room_id is None:
-            return None
-        record = self.rooms[room_id]
+    async def spectate(self, table_id: str) -> dict[str, Any]:
+        record = self._running(table_id)
         return {
             "table_id": table_id,
             "endpoint": record.endpoint,
             "seat": SPECTATOR_SEAT,
             "seat_token": self._token(table_id, SPECTATOR_SEAT),
-            "game": self._logged(table_id)["game"],
-            "display_names": self._logged(table_id)["players"],
+            "game": record.game,
+            "display_names": list(record.players),
             "ticket": "",
         }
 
-    async def lookup_table(self, table_id: str) -> dict[str, Any] | None:
-        room_id = self.tables.get(table_id)
-        if room_id is None:
-            return None
-        return {"table_id": table_id, "endpoint": self.rooms[room_id].endpoint, "running": True}
+    async def lookup_table(self, table_id: str) -> dict[str, Any]:
+        record = self._running(table_id)
+        return {"table_id": table_id, "endpoint": record.endpoint, "running": True}
 
-    # -- rooms ------------------------------------------------------------------
+    # -- rooms -----------------------------------------------------------------------
 
-    async def room_released(self, room_id: str, table_id: str) -> None:
-        """A room finished its game and reset itself: back to the warm pool."""
-        self.tables.pop(table_id, None)
-        record = self.rooms.get(room_id)
-        if record is not None:
-            record.table_id = None
-            record.idle_since = time.monotonic()
-            self.warm.append(room_id)
+    async def tables_closed(self, room_id: str, closed: list[dict[str, str]]) -> None:
+        """A room reports tables it closed: their slots are free again."""
+        now = time.monotonic()
+        for entry in closed:
+            self.placement.unplace(room_id, entry["table_id"], now)
+            self.directory.finish(entry["table_id"], entry["outcome"], now)
+        self._place_awaiting()
 
-    async def stats(self) -> dict[str, Any]:
+    # -- what the operator and tests read ----------------------------------------------
+
+    async def status(self) -> dict[str, Any]:
+        rooms_by_node: dict[str, list[dict[str, Any]]] = {node: [] for node in self.placement.nodes}
+        for room in sorted(self.placement.rooms.values(), key=lambda r: r.room_id):
+            rooms_by_node.setdefault(room.node_id, []).append(
+                {"room_id": room.room_id, "endpoint": room.endpoint, "state": room.state.value,
+                 "tables": len(room.tables), "capacity": room.capacity, "pid": room.pid}
+            )
+        queues = [
+            {"game": key.game, "variant": key.variant, "waiting": len(g.waiting), "proposed": g.proposed * g.seats}
+            for key, g in sorted(self.matchmaker.gatherings.items(), key=lambda item: item[0].label)
+            if not key.code
+        ]
         return {
             "seed": self.seed,
-            "rooms": len(self.rooms),
-            "warm": len(self.warm),
-            "warm_rooms": list(self.warm),
-            "tables": len(self.tables),
-            "waiting": {f"{game}/{variant}": len(g.entrants) for (game, variant), g in self.queues.items()},
-            "tables_started": self._table_counter,
+            "nodes": [
+                {"node_id": node, "cpus": self.placement.nodes.get(node, 0.0), "alive": node in self.placement.nodes,
+                 "rooms": rooms}
+                for node, rooms in sorted(rooms_by_node.items())
+            ],
+            "queues": queues,
+            "waiting": sum(q["waiting"] for q in queues),
+            "private_tables": self.matchmaker.private_count,
+            "rooms": len(self.placement.rooms),
+            "tables": self.directory.running_count,
+            "free_slots": self.placement.free,
+            "tables_per_room": self.placement.tables_per_room,
+            "tables_started": self.directory.started,
+            "tables_awaiting_room": len(self._awaiting_room),
+            "records_kept": self.directory.retained_count,
+            "front_doors": len(self.doors),
         }
 
     async def table_record(self, table_id: str) -> dict[str, Any]:
-        return self._logged(table_id)
+        record = self.directory.get(table_id)
+        if record is None:
+            raise LobbyRefused(Refusal.NOT_FOUND, f"no table {table_id!r} on record")
+        return record.to_dict()
 
     async def room_handles(self) -> dict[str, Any]:
-        return {room_id: record.handle for room_id, record in self.rooms.items()}
+        return {room_id: room.handle for room_id, room in self.placement.rooms.items() if room.handle is not None}
 
-    # -- internals ----------------------------------------------------------------
+    # -- matching ----------------------------------------------------------------------
 
-    async def _enter(self, gathering: Gathering, ticket: str, name: str, close: Any) -> dict[str, Any]:
-        ticket = ticket or f"ticket-{self.rng.next_u64():016x}"
-        if ticket in self.tickets:
-            raise ValueError(f"ticket {ticket} is already waiting")
-        entrant = Entrant(ticket, name or ticket)
-        gathering.entrants.append(entrant)
-        self.tickets[ticket] = gathering
-        if len(gathering.entrants) >= gathering.seats:
-            seated = gathering.entrants[: gathering.seats]
-            del gathering.entrants[: gathering.seats]
-            for each in seated:
-                self.tickets.pop(each.ticket, None)
-            if not gathering.entrants:
-                close()
-            asyncio.get_running_loop().create_task(self._start_table(gathering, seated))
-        return await entrant.seated
+    def _door(self, door_id: str) -> DoorMailbox:
+        door = self.doors.get(door_id)
+        if door is None:
+            door = self.doors[door_id] = DoorMailbox(door_id, time.monotonic())
+            log.info("front door %s connected", door_id)
+        door.last_seen = time.monotonic()
+        return door
 
-    async def _start_table(self, gathering: Gathering, entrants: list[Entrant]) -> None:
-        try:
-            room_id = await self._take_room()
-            record = self.rooms[room_id]
-            self._table_counter += 1
-            table_id = f"{gathering.game}-{self._table_counter}-{self.rng.next_u64() & 0xFFFFFF:06x}"
-            table_seed = self.rng.next_u64()
-            opened = await record.handle.open_table.remote(
-                table_id,
-                gathering.game,
-                table_seed,
-                [{"ticket": e.ticket, "name": e.name} for e in entrants],
-                gathering.options,
+    def _join(self, join: dict[str, str], door_id: str) -> Entrant:
+        code = join.get("code", "")
+        if code:
+            gathering = self.matchmaker.private_gathering(code)
+            if gathering is None:
+                raise LobbyRefused(Refusal.NOT_FOUND, f"no private table {code} is waiting for players")
+        else:
+            rules = self._rules(join["game"], join["variant"])
+            gathering = self.matchmaker.queue(
+                join["game"], join["variant"], rules.max_seats, self._options_for(join["game"], {}), time.monotonic()
             )
-        except Exception as error:  # a room that failed to start fails this table, not the lobby
-            log.exception("could not start a %s table", gathering.game)
-            for entrant in entrants:
-                if not entrant.seated.done():
-                    entrant.seated.set_exception(RuntimeError(f"could not start a table: {error}"))
+        return self.matchmaker.join(gathering, join["ticket"], join["name"] or join["ticket"], door_id)
+
+    def _propose(self) -> None:
+        for group in self.matchmaker.propose(time.monotonic()):
+            for entrant in group.entrants:
+                door = self.doors.get(entrant.door)
+                if door is not None:
+                    door.proposals.append((group.group_id, entrant.ticket))
+                    door.post()
+
+    def _drop(self, entrant: Entrant, refusal: Refusal, message: str) -> None:
+        door = self.doors.get(entrant.door)
+        if door is not None:
+            door.dropped.append((entrant.ticket, refusal.value, message))
+            door.post()
+
+    def _pending_table(self, group: Group) -> PendingTable:
+        self._table_counter += 1
+        game = group.gathering.key.game
+        table_id = f"{game}-{self._table_counter}-{self.rng.next_u64() & 0xFFFFFF:06x}"
+        return PendingTable(table_id, self.rng.next_u64(), group)
+
+    # -- placing tables in rooms ---------------------------------------------------------
+
+    def _place_awaiting(self) -> None:
+        """Give each confirmed group a slot (least-loaded room first) and open
+        them with one call per room; start rooms if the slots run short."""
+        batches: dict[str, tuple[Room, list[PendingTable]]] = {}
+        while self._awaiting_room:
+            room = self.placement.place(self._awaiting_room[0].table_id)
+            if room is None:
+                break
+            pending = self._awaiting_room.popleft()
+            batches.setdefault(room.room_id, (room, []))[1].append(pending)
+        for room, batch in batches.values():
+            self._spawn(self._open_tables(room, batch))
+        self._start_rooms_wanted()
+        if self._awaiting_room and not self.placement.starting and not self.placement.free:
+            self._fail_awaiting_if_no_room_can_start()
+
+    async def _open_tables(self, room: Room, batch: list[PendingTable]) -> None:
+        requests = [
+            {
+                "table_id": pending.table_id,
+                "game": pending.group.gathering.key.game,
+                "seed": pending.seed,
+                "entrants": [{"ticket": e.ticket, "name": e.name} for e in pending.group.entrants],
+                "options": pending.group.gathering.options,
+            }
+            for pending in batch
+        ]
+        try:
+            answers = await room.handle.open_tables.remote(requests)
+        except ray.exceptions.RayActorError as error:
+            self._room_died(room.room_id, f"it failed while opening tables: {error}")
+            self._awaiting_room.extendleft(reversed(batch))  # they keep their confirmation
+            self._place_awaiting()
             return
-        record.table_id = table_id
-        self.tables[table_id] = room_id
-        by_ticket = {entrant.ticket: entrant for entrant in entrants}
-        names = [by_ticket[ticket].name for ticket in opened["seated"]]
-        self.table_log.append(
-            {"table_id": table_id, "game": gathering.game, "seed": table_seed, "room_id": room_id,
-             "players": names, "tickets": opened["seated"], "options": gathering.options,
-             "entrants": [entrant.ticket for entrant in entrants]}
-        )
-        log.info("table %s started in room %s, seed %d, seats %s", table_id, room_id, table_seed, names)
-        for seat, ticket in enumerate(opened["seated"]):
-            entrant = by_ticket[ticket]
-            if entrant.seated.done():
+        now = time.monotonic()
+        retry: list[PendingTable] = []
+        for pending, answer in zip(batch, answers):
+            if "seated" in answer:
+                self._seat(pending, room, answer["seated"])
                 continue
-            entrant.seated.set_result(
+            self.placement.unplace(room.room_id, pending.table_id, now)
+            pending.attempts += 1
+            if answer.get("retry") and pending.attempts < MAX_PLACEMENT_ATTEMPTS:
+                retry.append(pending)
+            else:
+                log.error("table %s could not be opened in room %s: %s", pending.table_id, room.room_id, answer["error"])
+                self._fail_group(pending.group, Refusal.INTERNAL, f"the table could not be opened: {answer['error']}")
+        if retry:
+            self._awaiting_room.extendleft(reversed(retry))
+            self._place_awaiting()
+
+    def _seat(self, pending: PendingTable, room: Room, seated_tickets: list[str]) -> None:
+        group = pending.group
+        by_ticket = {entrant.ticket: entrant for entrant in group.entrants}
+        names = [by_ticket[ticket].name for ticket in seated_tickets]
+        game = group.gathering.key.game
+        self.directory.add(
+            TableRecord(
+                table_id=pending.table_id, game=game, variant=group.gathering.key.variant, seed=pending.seed,
+                room_id=room.room_id, endpoint=room.endpoint, players=names, tickets=list(seated_tickets),
+                entrants=[e.ticket for e in group.entrants], options=dict(group.gathering.options),
+                started_ms=time.time_ns() // 1_000_000,
+            )
+        )
+        log.info("table %s started in room %s, seed %d, seats %s", pending.table_id, room.room_id, pending.seed, names)
+        for seat, ticket in enumerate(seated_tickets):
+            entrant = by_ticket[ticket]
+            door = self.doors.get(entrant.door)
+            if door is None:
+                continue  # its front door is gone; the seat waits out the grace period
+            door.seated.append(
                 {
-                    "table_id": table_id,
-                    "endpoint": opened["endpoint"],
+                    "table_id": pending.table_id,
+                    "endpoint": room.endpoint,
                     "seat": seat,
-                    "seat_token": self._token(table_id, seat),
-                    "game": gathering.game,
+                    "seat_token": self._token(pending.table_id, seat),
+                    "game": game,
                     "display_names": names,
                     "ticket": ticket,
                 }
             )
-        asyncio.get_running_loop().create_task(self._top_up_pool())
+            door.post()
 
-    async def _take_room(self) -> str:
-        while self.warm:
-            room_id = self.warm.pop()
-            if room_id in self.rooms:
-                return room_id
-        return await self._new_room()
+    def _fail_group(self, group: Group, refusal: Refusal, message: str) -> None:
+        for entrant in group.entrants:
+            self._drop(entrant, refusal, message)
 
-    async def _new_room(self) -> str:
-        self._room_counter += 1
-        room_id = f"room-{self._room_counter}"
-        node_id = self._least_loaded_node()
+    def _fail_awaiting_if_no_room_can_start(self) -> None:
+        """While room starts are backing off after a failure and no room has
+        a slot, the groups waiting for one are told rather than left hanging."""
+        if time.monotonic() < self._no_room_starts_until:
+            while self._awaiting_room:
+                self._fail_group(self._awaiting_room.popleft().group, Refusal.UNAVAILABLE,
+                                 "no room could be started for the table; try again shortly")
+
+    # -- rooms: start, watch, release -----------------------------------------------------
+
+    def _start_rooms_wanted(self) -> None:
+        if time.monotonic() < self._no_room_starts_until or not self.placement.nodes:
+            return
+        for node_id in self.placement.rooms_to_start():
+            self._room_counter += 1
+            room_id = f"room-{self._room_counter}"
+            self.placement.add_starting(room_id, node_id)
+            self._spawn(self._start_room(room_id, node_id))
+
+    async def _start_room(self, room_id: str, node_id: str) -> None:
         lifetime = "detached" if self.config.detached else None
         lobby = ray.get_runtime_context().current_actor
-        placed_on = node_id
-        self._placing[node_id] += 1
         try:
-            handle = RoomActor.options(
-                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False), lifetime=lifetime
-            ).remote(room_id, self.config.room, lobby)
-            endpoint = await handle.start.remote()
-        except (ray.exceptions.ActorUnschedulableError, ray.exceptions.RayActorError) as error:
-            # The node went away between choosing it and placing the room.
-            log.warning("room %s could not start on node %s (%s); letting Ray place it", room_id, node_id, error)
-            handle = RoomActor.options(lifetime=lifetime).remote(room_id, self.config.room, lobby)
-            endpoint = await handle.start.remote()
-            placed_on = (await handle.status.remote())["node_id"]
-        finally:
-            self._placing[node_id] -= 1
-        self.rooms[room_id] = RoomRecord(handle, endpoint, placed_on)
-        return room_id
-
-    def _least_loaded_node(self) -> str:
-        """R-L4: rooms are spread over the cluster's live nodes, each new one
-        on the node holding the fewest. The affinity is hard because Ray's
-        soft affinity spills to other nodes under load, which unbalances the
-        spread; a node lost meanwhile is handled in _new_room."""
-        alive = sorted(node["NodeID"] for node in ray.nodes() if node["Alive"])
-        held = Counter(record.node_id for record in self.rooms.values()) + self._placing
-        return min(alive, key=lambda node_id: held[node_id])
-
-    async def _top_up_pool(self) -> None:
-        """Keep `warm_pool_size` started rooms waiting, so a filled queue
-        starts its game without a cold actor start."""
-        missing = self.config.warm_pool_size - len(self.warm) - self._filling
-        if missing <= 0:
+            try:
+                handle = RoomActor.options(
+                    scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False), lifetime=lifetime
+                ).remote(room_id, self.config.room, lobby)
+                started = await handle.start.remote()
+            except (ray.exceptions.ActorUnschedulableError, ray.exceptions.RayActorError) as error:
+                # The node went away between choosing it and placing the room.
+                log.warning("room %s could not start on node %s (%s); letting Ray place it", room_id, node_id, error)
+                handle = RoomActor.options(lifetime=lifetime).remote(room_id, self.config.room, lobby)
+                started = await handle.start.remote()
+        except Exception:  # a room that cannot start must not take the lobby down
+            log.exception("room %s failed to start", room_id)
+            self.placement.remove(room_id)
+            self._no_room_starts_until = time.monotonic() + ROOM_START_BACKOFF_S
+            if self._awaiting_room and not self.placement.starting and not self.placement.free:
+                self._fail_awaiting_if_no_room_can_start()
             return
-        self._filling += missing
-        try:
-            room_ids = await asyncio.gather(*(self._new_room() for _ in range(missing)))
-        finally:
-            self._filling -= missing
-        self.warm.extend(room_ids)
+        if room_id not in self.placement.rooms:
+            ray.kill(handle)  # forgotten while starting (the lobby is stopping)
+            return
+        self.placement.mark_ready(room_id, handle, started["endpoint"], started["node_id"], started["pid"],
+                                  time.monotonic())
+        log.info("room %s ready on node %s at %s", room_id, started["node_id"][:12], started["endpoint"])
+        self._spawn(self._watch(room_id, handle))
+        self._place_awaiting()
 
-    async def _release_idle_rooms(self) -> None:
-        """R-L4: warm rooms beyond the pool size that stay idle are released."""
-        period = max(0.5, self.config.idle_release_s / 4)
+    async def _watch(self, room_id: str, handle: Any) -> None:
+        """Keep the room's `watch` call open: Ray fails it the moment the
+        room's process dies, which is how a dead room is noticed."""
+        try:
+            await handle.watch.remote()
+            why = "it stopped"
+        except ray.exceptions.RayError as error:
+            why = f"its actor died ({type(error).__name__})"
+        room = self.placement.rooms.get(room_id)
+        if room is not None and room.state is not RoomState.RELEASING:
+            self._room_died(room_id, why)
+
+    def _room_died(self, room_id: str, why: str) -> None:
+        room = self.placement.remove(room_id)
+        if room is None:
+            return
+        lost = self.directory.lose_room(room_id, time.monotonic())
+        log.warning("room %s on node %s is gone (%s); %d tables lost with it; it takes no more tables",
+                    room_id, room.node_id[:12], why, len(lost))
+        self._start_rooms_wanted()
+
+    async def _release_room(self, room: Room) -> None:
+        room.state = RoomState.RELEASING
+        try:
+            await room.handle.stop.remote()
+        except ray.exceptions.RayError:
+            pass  # it is going away either way
+        ray.kill(room.handle)
+        self.placement.remove(room.room_id)
+        log.info("released idle room %s", room.room_id)
+
+    # -- housekeeping ------------------------------------------------------------------------
+
+    async def _tidy_forever(self) -> None:
         while True:
-            await asyncio.sleep(period)
-            now = time.monotonic()
-            surplus = len(self.warm) - self.config.warm_pool_size
-            for room_id in list(self.warm):
-                if surplus <= 0:
-                    break
-                record = self.rooms[room_id]
-                if now - record.idle_since >= self.config.idle_release_s:
-                    self.warm.remove(room_id)
-                    del self.rooms[room_id]
-                    ray.kill(record.handle)
-                    surplus -= 1
-                    log.info("released idle room %s", room_id)
+            await asyncio.sleep(JANITOR_PERIOD_S)
+            try:
+                self._tidy(time.monotonic())
+            except Exception:  # housekeeping must go on whatever one round hit
+                log.exception("lobby housekeeping failed; trying again in %.0f s", JANITOR_PERIOD_S)
+
+    def _tidy(self, now: float) -> None:
+        self._refresh_nodes()
+        for dropped in self.matchmaker.expire(now, self.config.confirm_timeout_s):
+            self._drop(dropped.entrant, dropped.refusal, dropped.message)
+        for door in [d for d in self.doors.values() if now - d.last_seen >= self.config.door_timeout_s]:
+            gone = self.matchmaker.drop_door(door.door_id)
+            del self.doors[door.door_id]
+            log.warning("front door %s stopped polling; %d waiting players left with it", door.door_id, len(gone))
+        for code in self.matchmaker.private_codes_older_than(now - self.config.private_table_ttl_s):
+            for entrant in self.matchmaker.close_private(code):
+                self._drop(entrant, Refusal.NOT_FOUND, f"private table {code} expired before it filled")
+        self.matchmaker.prune_empty_queues()
+        self.directory.expire(now)
+        for room in self.placement.rooms_to_release(now, self.config.idle_release_s):
+            self._spawn(self._release_room(room))
+        self._propose()
+        self._place_awaiting()
+
+    def _refresh_nodes(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._nodes_refreshed < NODES_REFRESH_S:
+            return
+        self._nodes_refreshed = now
+        self.placement.set_nodes(
+            {node["NodeID"]: float(node["Resources"].get("CPU", 0.0)) for node in ray.nodes() if node["Alive"]}
+        )
+
+    # -- small helpers -------------------------------------------------------------------------
+
+    def _rules(self, game: str, variant: str) -> Any:
+        try:
+            self.catalog.check_variant(game, variant)
+        except (UnknownGame, UnknownVariant) as error:
+            raise LobbyRefused(Refusal.INVALID_ARGUMENT, str(error.args[0])) from None
+        return self.catalog.rules(game)
+
+    def _running(self, table_id: str) -> TableRecord:
+        record = self.directory.running(table_id)
+        if record is None:
+            raise LobbyRefused(Refusal.NOT_FOUND, f"no running table {table_id!r}")
+        return record
+
+    def _new_code(self) -> str:
+        while True:
+            code = "".join(CODE_ALPHABET[self.rng.below(len(CODE_ALPHABET))] for _ in range(CODE_LENGTH))
+            if self.matchmaker.private_gathering(code) is None:
+                return code
 
     def _options_for(self, game: str, overrides: dict[str, Any]) -> dict[str, Any]:
         return {**self.config.game_options.get(game, {}), **overrides}
@@ -319,8 +528,9 @@ class LobbyActor:
         expires_ms = time.time_ns() // 1_000_000 + int(self.config.token_ttl_s * 1000)
         return sign_seat_token(self.config.room.token_secret, SeatClaim(table_id, seat, expires_ms))
 
-    def _logged(self, table_id: str) -> dict[str, Any]:
-        for entry in reversed(self.table_log):
-            if entry["table_id"] == table_id:
-                return entry
-        raise KeyError(table_id)
+    def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+        """Run a step in the background, keeping a reference so it is not collected mid-flight."""
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+

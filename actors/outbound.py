@@ -48,9 +48,11 @@ class GameOverOut:
 
 @dataclass(frozen=True, slots=True)
 class CloseOut:
-    """End the stream: the room is recycled or shutting down."""
+    """End the stream: the table closed (finished, deserted, or its rules
+    failed: `internal_error`) or the room is shutting down."""
 
     details: str
+    internal_error: bool = False
 
 
 # Reasons only the host can give (the rules never see seats or tokens).

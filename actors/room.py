@@ -1,20 +1,23 @@
-"""The room actor (R-L4): one per table, reused from the lobby's warm pool.
+"""The room actor: a card room with many tables. One process, one grpc.aio
+server on the actor's own event loop, up to `tables_per_room` tables.
 
-Server reflection is left to the front door (which describes the Table
-service too): each room is a process per table, and reflection's imports
-would cost every one of them.
+Each table (actors.table.Table) keeps its own seq, log, timers, rate limits
+and subscribers; the room routes each stream to its table by the table id
+in the seat token, so a move costs no Ray call. Ray calls reach a room only
+per batch of new tables, for status, and to watch it (the lobby keeps one
+`watch` call open per room so that the room's death is noticed at once).
 
-It owns the authoritative game (actors.table.Table) and serves that table's
-player streams itself on a grpc.aio server in the actor's own event loop,
-so a move costs no Ray call (see shared/PERFORMANCE.md). Ray calls reach it
-only per game: open a table, report status, recycle."""
+A table whose rules raise unexpectedly is closed with a clear status and
+logged; the room's other tables carry on. Closed tables are reported to the
+lobby in batches, so it can reuse their slots."""
 
 from __future__ import annotations
 
 import asyncio
 import ctypes
-import os
 import logging
+import os
+import time
 from typing import Any
 
 import ray
@@ -25,11 +28,15 @@ from actors.config import RoomConfig
 from actors.table import Table
 from actors.table_service import TableService
 from games.engine.rng import Random
-from games.registry import get_rules
+from games.registry import GameCatalog
 from tablehost.v1 import table_pb2, table_pb2_grpc
 
 log = logging.getLogger("tablehost.room")
 TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["Table"].full_name
+
+# A room gives freed heap back to the OS when it empties, at most this often
+# (malloc_trim walks the whole heap).
+_TRIM_INTERVAL_S = 10.0
 
 
 class NoFreePort(RuntimeError):
@@ -44,8 +51,8 @@ def _release_free_heap() -> None:
 
 
 def seat_entrants(seed: int, entrants: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """R-L2: seats come from the table's seeded PRNG, so the log's seed
-    explains them. A permutation with SplitMix64's Fisher-Yates."""
+    """Seats come from the table's seeded PRNG, so the recorded seed
+    explains them: a permutation by SplitMix64's Fisher-Yates."""
     seated = list(entrants)
     Random(seed).shuffle(seated)
     return seated
@@ -58,31 +65,45 @@ class RoomActor:
         self.room_id = room_id
         self.config = config
         self.lobby = lobby
-        self.table: Table | None = None
+        self.catalog = GameCatalog.load(config.game_modules)
+        self.tables: dict[str, Table] = {}
         self.endpoint = ""
-        self._server: aio.Server | None = None
-        self._recycling: asyncio.Task[None] | None = None
         self.games_hosted = 0
+        self.tables_failed = 0
+        self._server: aio.Server | None = None
+        self._stopped: asyncio.Event | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+        self._closed_unreported: list[dict[str, str]] = []
+        self._report_scheduled = False
+        self._last_trim = 0.0
 
-    async def start(self) -> str:
-        """Start the table service; returns its host:port."""
-        if self._server is not None:
-            return self.endpoint
-        options = [
-            ("grpc.max_receive_message_length", self.config.max_message_bytes),
-            ("grpc.so_reuseport", 0),
-        ]
-        server = aio.server(options=options)
-        table_pb2_grpc.add_TableServicer_to_server(TableService(lambda: self.table, self.config.token_secret), server)
-        health_servicer = health.aio.HealthServicer()
-        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-        port = self._bind(server)
-        await server.start()
-        await health_servicer.set(TABLE_SERVICE, health_pb2.HealthCheckResponse.SERVING)
-        self._server = server
-        self.endpoint = f"{self.config.bind_host}:{port}"
-        log.info("room %s serving its table on %s", self.room_id, self.endpoint)
-        return self.endpoint
+    # -- lifecycle ------------------------------------------------------------
+
+    async def start(self) -> dict[str, Any]:
+        """Start the table service; returns where it is served and on which node."""
+        if self._server is None:
+            options = [
+                ("grpc.max_receive_message_length", self.config.max_message_bytes),
+                ("grpc.so_reuseport", 0),
+            ]
+            server = aio.server(options=options)
+            table_pb2_grpc.add_TableServicer_to_server(TableService(self.tables, self.config.token_secret), server)
+            health_servicer = health.aio.HealthServicer()
+            health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+            port = self._bind(server)
+            await server.start()
+            await health_servicer.set(TABLE_SERVICE, health_pb2.HealthCheckResponse.SERVING)
+            self._server = server
+            self._stopped = asyncio.Event()
+            self.endpoint = f"{self.config.bind_host}:{port}"
+            self._sweeper = asyncio.get_running_loop().create_task(self._close_deserted_tables())
+            log.info("room %s serving up to %d tables on %s", self.room_id, self.config.tables_per_room, self.endpoint)
+        return {
+            "room_id": self.room_id,
+            "endpoint": self.endpoint,
+            "node_id": ray.get_runtime_context().get_node_id(),
+            "pid": os.getpid(),
+        }
 
     def _bind(self, server: aio.Server) -> int:
         low, high = self.config.port_min, self.config.port_max
@@ -96,92 +117,147 @@ class RoomActor:
                 return bound
         raise NoFreePort(f"no free port in {low}-{high} on {self.config.bind_host}")
 
-    async def open_table(
-        self, table_id: str, game: str, seed: int, entrants: list[dict[str, Any]], options: dict[str, Any]
-    ) -> dict[str, Any]:
-        """Seat the entrants at random and start the game. Returns the seating
-        (entrant tickets by seat) and where the table is served."""
-        if self.table is not None:
-            raise RuntimeError(f"room {self.room_id} already holds table {self.table.table_id}")
-        seated = seat_entrants(seed, entrants)
-        self.table = Table(
-            table_id,
-            get_rules(game),
-            seed,
-            [entrant["name"] for entrant in seated],
-            options,
-            rate=self.config.commit_rate,
-            burst=self.config.commit_burst,
-            on_finished=self._on_finished,
-            on_deserted=self._on_deserted,
-        )
-        self.games_hosted += 1
-        log.info("room %s opened table %s (%s, seed %d)", self.room_id, table_id, game, seed)
-        return {"table_id": table_id, "endpoint": self.endpoint, "seated": [e["ticket"] for e in seated]}
-
-    def _on_finished(self, table: Table) -> None:
-        self._recycling = asyncio.get_running_loop().create_task(self._recycle_after_linger(table))
-
-    async def _recycle_after_linger(self, table: Table) -> None:
-        """Let the final messages reach the players, then hand the room back."""
-        deadline = asyncio.get_running_loop().time() + self.config.linger_s
-        while table.subscriber_count and asyncio.get_running_loop().time() < deadline:
-            await asyncio.sleep(0.05)
-        await self._recycle(table)
-
-    def _on_deserted(self, table: Table) -> None:
-        asyncio.get_running_loop().create_task(self._recycle_if_still_deserted(table))
-
-    async def _recycle_if_still_deserted(self, table: Table) -> None:
-        """R-P9's grace period: players may come back (timers keep playing
-        their turns meanwhile); a table nobody returns to is closed."""
-        await asyncio.sleep(self.config.abandon_after_s)
-        if self.table is table and table.match.result is None and table.seated_streams == 0:
-            log.info("room %s: every player left table %s %.0f s ago; closing it",
-                     self.room_id, table.table_id, self.config.abandon_after_s)
-            await self._recycle(table)
-
-    async def _recycle(self, table: Table) -> None:
-        if self.table is not table:
-            return
-        await self.reset()
-        if self.lobby is not None:
-            self.lobby.room_released.remote(self.room_id, table.table_id)
-
-    async def reset(self) -> None:
-        """Close the table's streams and forget it: the room is warm again.
-        A room's memory is the cost of a table, so what the game freed is
-        handed back to the OS (glibc keeps freed heap otherwise)."""
-        if self.table is not None:
-            self.table.close("the room was recycled")
-            self.table = None
-            _release_free_heap()
-
-    async def status(self) -> dict[str, Any]:
-        table = self.table
-        summary: dict[str, Any] = {
-            "room_id": self.room_id,
-            "endpoint": self.endpoint,
-            "games_hosted": self.games_hosted,
-            "node_id": ray.get_runtime_context().get_node_id(),
-            "pid": os.getpid(),
-        }
-        if table is not None:
-            summary.update(
-                table_id=table.table_id,
-                seq=table.seq,
-                over=table.match.result is not None,
-                streams=table.subscriber_count,
-                moves=table.stats.moves,
-                automatic_moves=table.stats.automatic_moves,
-                rejects=table.stats.rejects,
-                desyncs=table.stats.desyncs,
-                state_hash=table.match.state_hash(),
-            )
-        return summary
+    async def watch(self) -> None:
+        """Returns only when the room is stopped. The lobby keeps this call
+        open: if the process dies, Ray fails it at once, which is how the
+        lobby notices a dead room without polling."""
+        if self._stopped is not None:
+            await self._stopped.wait()
 
     async def stop(self, grace_s: float = 1.0) -> None:
-        await self.reset()
+        """Close every table's streams with a status and stop serving."""
+        for table in list(self.tables.values()):
+            self._close(table, "the room is shutting down")
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         if self._server is not None:
             await self._server.stop(grace_s)
             self._server = None
+        if self._stopped is not None:
+            self._stopped.set()
+
+    # -- tables ---------------------------------------------------------------
+
+    async def open_tables(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Open a batch of tables: for each, seat the entrants at random and
+        start the game. Each answer has the seating (entrant tickets by seat)
+        or an `error` (a full room, or rules that failed to set up)."""
+        return [self._open_one(request) for request in requests]
+
+    def _open_one(self, request: dict[str, Any]) -> dict[str, Any]:
+        table_id = request["table_id"]
+        if table_id in self.tables:
+            return {"table_id": table_id, "error": f"room {self.room_id} already holds table {table_id}"}
+        if len(self.tables) >= self.config.tables_per_room:
+            # The lobby's book was behind (a slot not yet reported free): another room may take it.
+            return {"table_id": table_id, "error": f"room {self.room_id} is full ({len(self.tables)} tables)",
+                    "retry": True}
+        seated = seat_entrants(request["seed"], request["entrants"])
+        try:
+            table = Table(
+                table_id,
+                self.catalog.rules(request["game"]),
+                request["seed"],
+                [entrant["name"] for entrant in seated],
+                request["options"],
+                rate=self.config.commit_rate,
+                burst=self.config.commit_burst,
+                owner=self,
+            )
+        except Exception as error:  # the game's setup failed: this table only
+            log.exception("room %s could not set up table %s (%s)", self.room_id, table_id, request["game"])
+            self.tables_failed += 1
+            return {"table_id": table_id, "error": f"the game could not be set up: {type(error).__name__}: {error}"}
+        self.tables[table_id] = table
+        self.games_hosted += 1
+        log.info("room %s opened table %s (%s, seed %d)", self.room_id, table_id, request["game"], request["seed"])
+        return {"table_id": table_id, "seated": [entrant["ticket"] for entrant in seated]}
+
+    # The table calls these (actors.table.TableOwner) from inside its own step.
+
+    def table_finished(self, table: Table) -> None:
+        asyncio.get_running_loop().call_later(self.config.linger_s, self._close, table, "the game is over")
+
+    def table_idle(self, table: Table) -> None:
+        if table.over:
+            # Everyone has their final messages and has gone: no need to linger.
+            asyncio.get_running_loop().call_soon(self._close, table, "the game is over")
+
+    def table_failed(self, table: Table, details: str) -> None:
+        self.tables_failed += 1
+        self._forget(table, "failed")
+
+    def _close(self, table: Table, details: str) -> None:
+        if self.tables.get(table.table_id) is not table:
+            return  # already closed
+        table.close(details)
+        self._forget(table, "finished" if table.over else "closed")
+
+    def _forget(self, table: Table, outcome: str) -> None:
+        if self.tables.get(table.table_id) is table:
+            del self.tables[table.table_id]
+        log.info("room %s closed table %s (%s); %d tables open", self.room_id, table.table_id, outcome, len(self.tables))
+        self._closed_unreported.append({"table_id": table.table_id, "outcome": outcome})
+        if not self._report_scheduled:
+            self._report_scheduled = True
+            asyncio.get_running_loop().call_later(self.config.report_interval_s, self._report_closed)
+        now = time.monotonic()
+        if not self.tables and now - self._last_trim >= _TRIM_INTERVAL_S:
+            self._last_trim = now
+            _release_free_heap()  # a room's memory is its tables': give the freed heap back
+
+    def _report_closed(self) -> None:
+        self._report_scheduled = False
+        batch, self._closed_unreported = self._closed_unreported, []
+        if batch and self.lobby is not None:
+            self.lobby.tables_closed.remote(self.room_id, batch)
+
+    async def _close_deserted_tables(self) -> None:
+        """A table whose players have all been away for the grace period is
+        closed (timers play the absent players' turns until then), so one
+        that everybody left, or nobody ever joined, does not hold its slot."""
+        grace = self.config.abandon_after_s
+        period = min(1.0, max(0.05, grace / 4))
+        while True:
+            await asyncio.sleep(period)
+            now = time.monotonic()
+            for table in list(self.tables.values()):
+                since = table.deserted_since
+                if since is not None and not table.over and now - since >= grace:
+                    log.info("room %s: every player left table %s %.0f s ago; closing it",
+                             self.room_id, table.table_id, now - since)
+                    self._close(table, "every player left the table")
+
+    # -- status ---------------------------------------------------------------
+
+    async def status(self) -> dict[str, Any]:
+        """Counts for the operator: nothing per table, so it stays cheap at
+        a full room."""
+        return {
+            "room_id": self.room_id,
+            "endpoint": self.endpoint,
+            "node_id": ray.get_runtime_context().get_node_id(),
+            "pid": os.getpid(),
+            "tables": len(self.tables),
+            "capacity": self.config.tables_per_room,
+            "games_hosted": self.games_hosted,
+            "tables_failed": self.tables_failed,
+            "streams": sum(table.subscriber_count for table in self.tables.values()),
+        }
+
+    async def table_status(self, table_id: str) -> dict[str, Any] | None:
+        """One table's counters and state hash (what tests check behind the wire)."""
+        table = self.tables.get(table_id)
+        if table is None:
+            return None
+        return {
+            "table_id": table.table_id,
+            "seq": table.seq,
+            "over": table.over,
+            "streams": table.subscriber_count,
+            "moves": table.stats.moves,
+            "automatic_moves": table.stats.automatic_moves,
+            "rejects": table.stats.rejects,
+            "desyncs": table.stats.desyncs,
+            "state_hash": table.match.state_hash(),
+        }

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 import msgpack
 
@@ -104,6 +104,21 @@ class TableStats:
     desyncs: int = 0
 
 
+class TableOwner(Protocol):
+    """What a table tells the room that holds it. Each is called on the
+    room's loop, from inside the table's own step, so the room must only
+    schedule work, never close the table re-entrantly."""
+
+    def table_finished(self, table: "Table") -> None:
+        """The game is over and its last messages are queued."""
+
+    def table_idle(self, table: "Table") -> None:
+        """The table's last stream (player or spectator) has closed."""
+
+    def table_failed(self, table: "Table", details: str) -> None:
+        """The rules raised unexpectedly; the table has closed its streams."""
+
+
 class Table:
     def __init__(
         self,
@@ -116,17 +131,21 @@ class Table:
         rate: float = 200.0,
         burst: float = 400.0,
         clock: Callable[[], int] = wall_clock_ms,
-        on_finished: Callable[["Table"], None] | None = None,
-        on_deserted: Callable[["Table"], None] | None = None,
+        owner: TableOwner | None = None,
     ) -> None:
         self.table_id = table_id
         self.clock = clock
         self.match = Match(rules, seed, players, options, clock())
         self.seq = 0
         self.stats = TableStats()
+        # Set when the rules raised something other than a RuleError: the
+        # table is closed and takes no more commits (its room carries on).
+        self.failure: str | None = None
+        # Since when no player has had a stream open (monotonic seconds);
+        # None while one has. A table nobody ever joins counts from its start.
+        self.deserted_since: float | None = time.monotonic()
         self._rate, self._burst = rate, burst
-        self._on_finished = on_finished
-        self._on_deserted = on_deserted
+        self._owner = owner
         self._viewers = [*range(len(players)), SPECTATOR_SEAT]
         self._views: dict[int, View] = {v: self._view_of(v) for v in self._viewers}
         self._hashes: dict[int, str] = {v: view_hash(view) for v, view in self._views.items()}
@@ -152,6 +171,8 @@ class Table:
             TokenBucket(self._rate * ACKS_PER_COMMIT, self._burst * ACKS_PER_COMMIT),
         )
         self._subscribers.add(subscriber)
+        if seat != SPECTATOR_SEAT:
+            self.deserted_since = None
         if 0 < last_seq <= self.seq:
             for change in self._log[last_seq:]:
                 self._queue_delta(subscriber, change)
@@ -165,31 +186,37 @@ class Table:
     def seated_streams(self) -> int:
         return sum(1 for subscriber in self._subscribers if subscriber.seat != SPECTATOR_SEAT)
 
-    def unsubscribe(self, subscriber: Subscriber) -> None:
-        """Detach a stream; when the last player's stream goes mid-game the
-        room is told, so a table everyone left does not hold its room."""
-        self._subscribers.discard(subscriber)
-        if (
-            self._on_deserted is not None
-            and subscriber.seat != SPECTATOR_SEAT
-            and self.match.result is None
-            and self.seated_streams == 0
-        ):
-            self._on_deserted(self)
+    @property
+    def over(self) -> bool:
+        return self.match.result is not None
 
-    def close(self, details: str) -> None:
-        """Stop the timer and end every stream (the room is being recycled)."""
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        """Detach a stream. A game every player has left starts its grace
+        period (the room closes it if nobody returns); a table with no
+        stream left at all is reported idle, so a finished one closes at once."""
+        if subscriber not in self._subscribers:
+            return
+        self._subscribers.discard(subscriber)
+        if subscriber.seat != SPECTATOR_SEAT and self.seated_streams == 0 and not self.over:
+            self.deserted_since = time.monotonic()
+        if not self._subscribers and self._owner is not None:
+            self._owner.table_idle(self)
+
+    def close(self, details: str, *, internal_error: bool = False) -> None:
+        """Stop the timer and end every stream: the room is done with the table."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         for subscriber in self._subscribers:
-            subscriber.outbox.put_nowait(CloseOut(details))
+            subscriber.outbox.put_nowait(CloseOut(details, internal_error))
         self._subscribers.clear()
 
     # -- client messages -----------------------------------------------------
 
     def commit(self, subscriber: Subscriber, act_id: str, action_bytes: bytes) -> None:
         """Apply and publish, or reject to this stream alone (R-P4)."""
+        if self.failure is not None:
+            return  # the table is closed; this stream's end is already queued
         if not subscriber.bucket.take():
             self._reject(subscriber, act_id, RATE_LIMITED, "too many messages; slow down", remember=False)
             return
@@ -221,6 +248,9 @@ class Table:
             self.match.act(subscriber.seat, action, self.clock())
         except RuleError as error:
             self._reject(subscriber, act_id, error.reason.value, error.message)
+            return
+        except Exception as error:  # a bug in the rules: this table ends, its room goes on
+            self._fail(f"its rules failed on a commit from seat {subscriber.seat}", error)
             return
         self.stats.moves += 1
         self._outcomes[key] = Outcome(True, self.seq + 1)
@@ -270,10 +300,14 @@ class Table:
     def _publish(self, act_id: str, automatic: bool, first: Subscriber | None = None) -> None:
         """Log one change and queue it to every stream; the committer's stream
         first, since its player is the one waiting on the outcome."""
+        try:
+            new_views = {viewer: self._view_of(viewer) for viewer in self._viewers}
+        except Exception as error:  # a bug in the game's views: same as in its actions
+            self._fail("its views failed after a move", error)
+            return
         self.seq += 1
         deltas: dict[int, tuple[bytes, str]] = {}
-        for viewer in self._viewers:
-            new_view = self._view_of(viewer)
+        for viewer, new_view in new_views.items():
             delta_bytes = canonical_bytes(diff(self._views[viewer], new_view))
             new_hash = view_hash(new_view)
             self._views[viewer], self._hashes[viewer] = new_view, new_hash
@@ -303,8 +337,8 @@ class Table:
         for subscriber in self._subscribers:
             subscriber.outbox.put_nowait(game_over)
         log.info("game over table=%s seq=%d result=%s", self.table_id, self.seq, self.match.result)
-        if self._on_finished is not None:
-            self._on_finished(self)
+        if self._owner is not None:
+            self._owner.table_finished(self)
 
     def _schedule_timer(self) -> None:
         """The turn timer (R-P8) runs on the room's loop; a move cancels it."""
@@ -320,13 +354,26 @@ class Table:
 
     def _expire(self, scheduled_at_seq: int) -> None:
         self._timer = None
-        if scheduled_at_seq != self.seq or self.match.result is not None:
+        if scheduled_at_seq != self.seq or self.match.result is not None or self.failure is not None:
             return
-        self.match.act_automatically(self.clock())
+        try:
+            self.match.act_automatically(self.clock())
+        except Exception as error:  # even a RuleError here is the game's bug: its own move
+            self._fail("its automatic move failed when the turn timer expired", error)
+            return
         self.stats.moves += 1
         self.stats.automatic_moves += 1
         log.info("turn timer expired table=%s seq=%d: automatic move", self.table_id, self.seq + 1)
         self._publish("", automatic=True)
+
+    def _fail(self, what: str, error: Exception) -> None:
+        """End this table with a clear status: its game can no longer be
+        trusted. Only this table's streams end; the room's others go on."""
+        self.failure = f"table {self.table_id} was closed: {what} ({type(error).__name__}: {error})"
+        log.error("table failed table=%s seq=%d: %s", self.table_id, self.seq, self.failure, exc_info=error)
+        self.close(self.failure, internal_error=True)
+        if self._owner is not None:
+            self._owner.table_failed(self, self.failure)
 
     def _reject(self, subscriber: Subscriber, act_id: str, reason: str, message: str, remember: bool = True) -> None:
         self.stats.rejects += 1

@@ -1,12 +1,13 @@
-"""The table service (tablehost.v1.Table) a room serves for its own table:
+"""The table service (tablehost.v1.Table) a room serves for all its tables:
 the edge where protobuf becomes domain calls on actors.table.Table and
-outbound records become protobuf. One stream per player or spectator."""
+outbound records become protobuf. One stream per player or spectator; the
+hello's seat token names the table the stream belongs to."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import AsyncIterator, Callable
+from typing import AsyncIterator, Mapping
 
 import grpc
 from grpc import aio
@@ -80,11 +81,12 @@ def _bad_hello(details: str) -> pb.ServerMessage:
 
 
 class TableService(table_pb2_grpc.TableServicer):
-    """Serves whichever table the room holds now; `current_table` returns
-    None between games, when every hello is refused."""
+    """Serves the tables the room holds now (`tables`, the room's own map,
+    read at each hello): a token for a table this room does not hold is
+    refused, and the client asks the lobby where the table is."""
 
-    def __init__(self, current_table: Callable[[], Table | None], token_secret: bytes) -> None:
-        self._current_table = current_table
+    def __init__(self, tables: Mapping[str, Table], token_secret: bytes) -> None:
+        self._tables = tables
         self._secret = token_secret
 
     async def Play(
@@ -97,16 +99,17 @@ class TableService(table_pb2_grpc.TableServicer):
         if first.WhichOneof("kind") != "hello":
             yield _bad_hello("the first message on a table stream must be a hello")
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "expected hello")
-        table = self._current_table()
-        if table is None:
-            yield _bad_hello("this room holds no table now; look the table up in the lobby")
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "no table")
         try:
-            claim = verify_seat_token(self._secret, first.hello.seat_token, table.table_id, wall_clock_ms())
+            claim = verify_seat_token(self._secret, first.hello.seat_token, wall_clock_ms())
         except TokenError as error:
-            log.info("refused hello table=%s: %s", table.table_id, error)
+            log.info("refused hello: %s", error)
             yield _bad_hello(str(error))
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(error))
+        table = self._tables.get(claim.table_id)
+        if table is None:
+            details = f"this room does not serve table {claim.table_id} (finished, closed or moved); ask the lobby"
+            yield _bad_hello(details)
+            await context.abort(grpc.StatusCode.NOT_FOUND, details)
         subscriber = table.subscribe(claim.seat, first.hello.last_seq)
         log.info("stream open table=%s seat=%d last_seq=%d", table.table_id, claim.seat, first.hello.last_seq)
         reader = asyncio.create_task(self._read(table, subscriber, request_iterator))
@@ -116,7 +119,8 @@ class TableService(table_pb2_grpc.TableServicer):
                 if message is _CLIENT_DONE:
                     break
                 if isinstance(message, CloseOut):
-                    await context.abort(grpc.StatusCode.UNAVAILABLE, message.details)
+                    code = grpc.StatusCode.INTERNAL if message.internal_error else grpc.StatusCode.UNAVAILABLE
+                    await context.abort(code, message.details)
                 yield to_proto(message)
         finally:
             reader.cancel()

@@ -40,8 +40,9 @@ def sign_seat_token(secret: bytes, claim: SeatClaim) -> str:
     return f"{_b64(payload)}.{_b64(signature)}"
 
 
-def verify_seat_token(secret: bytes, token: str, table_id: str, now_ms: int) -> SeatClaim:
-    """The claim, if the token is genuine, current and for `table_id`."""
+def verify_seat_token(secret: bytes, token: str, now_ms: int) -> SeatClaim:
+    """The claim, if the token is genuine and current. The claim names the
+    table, which is how a room serving many tables routes the stream."""
     try:
         payload_text, signature_text = token.split(".")
         payload, signature = _unb64(payload_text), _unb64(signature_text)
@@ -54,6 +55,4 @@ def verify_seat_token(secret: bytes, token: str, table_id: str, now_ms: int) -> 
     claim = SeatClaim(fields["table"], fields["seat"], fields["exp"])
     if claim.expires_ms <= now_ms:
         raise TokenError("the seat token has expired")
-    if claim.table_id != table_id:
-        raise TokenError(f"the seat token is for table {claim.table_id}, not {table_id}")
     return claim

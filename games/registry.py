@@ -1,15 +1,73 @@
-"""The games a host can run, by name."""
+"""The games a host can run, by name: the built-in games plus any an operator
+adds by import path (`package.module:ATTRIBUTE`, e.g. a house variant or a
+test game), so adding a game needs no change to the host.
+
+Every process that needs the rules (the front door checks names and
+variants, the lobby counts seats, each room plays) builds the same catalog
+from the same list of paths, passed down in the host's configuration."""
 
 from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Mapping
 
 from games.bigtwo.game import RULES as BIGTWO
 from games.engine.match import GameRules
 
-GAMES: dict[str, GameRules] = {BIGTWO.name: BIGTWO}
+BUILT_IN: tuple[GameRules, ...] = (BIGTWO,)
 
 
-def get_rules(name: str) -> GameRules:
-    try:
-        return GAMES[name]
-    except KeyError:
-        raise KeyError(f"unknown game {name!r}; this host runs {', '.join(sorted(GAMES))}") from None
+class UnknownGame(LookupError):
+    """No game of that name is registered on this host."""
+
+
+class UnknownVariant(LookupError):
+    """The game does not declare that variant."""
+
+
+class GameCatalog:
+    """Registered games by name. Immutable once built."""
+
+    def __init__(self, games: Iterable[GameRules]) -> None:
+        self._games: dict[str, GameRules] = {}
+        for rules in games:
+            if rules.name in self._games:
+                raise ValueError(f"two games are registered as {rules.name!r}")
+            self._games[rules.name] = rules
+
+    @classmethod
+    def load(cls, extra_modules: Iterable[str] = ()) -> GameCatalog:
+        """The built-in games and one game per `module:attribute` path."""
+        return cls([*BUILT_IN, *(import_game(path) for path in extra_modules)])
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self._games)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._games
+
+    def rules(self, name: str) -> GameRules:
+        try:
+            return self._games[name]
+        except KeyError:
+            raise UnknownGame(f"unknown game {name!r}; this host runs {', '.join(self.names)}") from None
+
+    def check_variant(self, name: str, variant: str) -> None:
+        """Raise UnknownGame or UnknownVariant unless `variant` is one the game declares."""
+        declared: Mapping[str, str] = self.rules(name).variants
+        if variant not in declared:
+            listed = ", ".join(repr(v) for v in sorted(declared))
+            raise UnknownVariant(f"{name} has no variant {variant!r}; it declares {listed}")
+
+
+def import_game(path: str) -> GameRules:
+    """`package.module:ATTRIBUTE` → that module's GameRules object."""
+    module_name, _, attribute = path.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"a game module is given as package.module:ATTRIBUTE, got {path!r}")
+    rules = getattr(importlib.import_module(module_name), attribute)
+    for needed in ("name", "min_seats", "max_seats", "variants", "engine", "view"):
+        if not hasattr(rules, needed):
+            raise ValueError(f"{path} is not a game: it has no {needed!r}")
+    return rules

@@ -37,6 +37,24 @@ async def _bots(args: argparse.Namespace) -> int:
     return 0 if summary.ok else 1
 
 
+async def _status(args: argparse.Namespace) -> int:
+    import grpc
+    from rich.console import Console
+
+    from host.status_view import fetch_status, print_status, status_json
+
+    try:
+        status = await fetch_status(args.target)
+    except grpc.aio.AioRpcError as error:
+        print(f"tablehost status: {args.target}: {error.code().name}: {error.details()}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(status_json(status))
+    else:
+        print_status(status, Console(highlight=False))
+    return 0
+
+
 async def _play(args: argparse.Namespace) -> None:
     from clients.terminal import play_in_terminal
 
@@ -76,6 +94,10 @@ def main(argv: list[str] | None = None) -> None:
     bots.add_argument("--seed", type=int, default=0)
     bots.add_argument("--json", action="store_true", help="print the summary as one JSON object")
 
+    status = commands.add_parser("status", help="show a running host: rooms per node, tables, free slots, queues")
+    status.add_argument("--target", default="127.0.0.1:50051")
+    status.add_argument("--json", action="store_true", help="print the status as one JSON object")
+
     play = commands.add_parser("play", help="play a game in the terminal against three bots")
     play.add_argument("game", choices=("bigtwo",))
     play.add_argument("--target", default="127.0.0.1:50051")
@@ -90,6 +112,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(asyncio.run(_demo(HostConfig.from_args(args), args.tables, args.pace)))
     elif args.command == "bots":
         sys.exit(asyncio.run(_bots(args)))
+    elif args.command == "status":
+        sys.exit(asyncio.run(_status(args)))
     elif args.command == "play":
         asyncio.run(_play(args))
 

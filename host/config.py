@@ -8,7 +8,7 @@ import os
 import secrets
 from dataclasses import dataclass, field
 
-from actors.config import LobbyConfig, RoomConfig
+from actors.config import DEFAULT_TABLES_PER_ROOM, LobbyConfig, RoomConfig
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -35,7 +35,13 @@ class HostConfig:
     room_port_min: int = 0
     room_port_max: int = 0
     token_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
-    warm_pool_size: int = 2
+    tables_per_room: int = DEFAULT_TABLES_PER_ROOM
+    rooms_per_cpu: float = 1.0
+    free_slots: int = 128
+    idle_release_s: float = 300.0
+    table_retention_s: float = 600.0
+    max_waiting: int = 100_000
+    game_modules: tuple[str, ...] = ()
     linger_s: float = 5.0
     abandon_after_s: float = 60.0
     seed: int | None = None
@@ -49,7 +55,20 @@ class HostConfig:
         parser.add_argument("--address", default=_env("RAY_ADDRESS"), help="join this Ray cluster instead of starting one")
         parser.add_argument("--room-host", default=_env("ROOM_HOST", "127.0.0.1"), help="address rooms bind and advertise")
         parser.add_argument("--room-ports", default=_env("ROOM_PORTS", "0-0"), help="port range for rooms, e.g. 40000-40999")
-        parser.add_argument("--warm-pool", type=int, default=int(_env("WARM_POOL", "2")), help="started rooms kept waiting")
+        parser.add_argument("--tables-per-room", type=int, default=int(_env("TABLES_PER_ROOM", str(DEFAULT_TABLES_PER_ROOM))),
+                            help="tables one room process holds (1: a process per table)")
+        parser.add_argument("--rooms-per-cpu", type=float, default=float(_env("ROOMS_PER_CPU", "1")),
+                            help="rooms kept per CPU of each node before tables are packed further")
+        parser.add_argument("--free-slots", type=int, default=int(_env("FREE_SLOTS", "128")),
+                            help="free table slots kept ready in started rooms")
+        parser.add_argument("--idle-release", type=float, default=float(_env("IDLE_RELEASE_S", "300")),
+                            help="seconds an empty room beyond the reserve is kept")
+        parser.add_argument("--table-retention", type=float, default=float(_env("TABLE_RETENTION_S", "600")),
+                            help="seconds the lobby remembers a finished table")
+        parser.add_argument("--max-waiting", type=int, default=int(_env("MAX_WAITING", "100000")),
+                            help="players one front door holds waiting at once")
+        parser.add_argument("--game-module", action="append", default=[], metavar="MODULE:ATTRIBUTE",
+                            help="add a game from an importable module (repeatable)")
         parser.add_argument("--linger", type=float, default=float(_env("LINGER_S", "5")), help="seconds a finished table stays open")
         parser.add_argument("--abandon-after", type=float, default=float(_env("ABANDON_AFTER_S", "60")),
                             help="seconds a table with every player away is kept")
@@ -64,6 +83,11 @@ class HostConfig:
             raise SystemExit(f"--room-ports takes LOW-HIGH, got {args.room_ports!r}")
         env_secret = _env("TOKEN_SECRET")
         env_timeouts = [pair for pair in (_env("TURN_TIMEOUTS") or "").split(",") if pair]
+        env_games = [path for path in (_env("GAME_MODULES") or "").split(",") if path]
+        if args.tables_per_room < 1:
+            raise SystemExit(f"--tables-per-room takes a positive count, got {args.tables_per_room}")
+        if args.rooms_per_cpu <= 0 or args.free_slots < 0 or args.max_waiting < 1:
+            raise SystemExit("--rooms-per-cpu must be positive, --free-slots at least 0, --max-waiting at least 1")
         return cls(
             host=args.host,
             port=args.port,
@@ -72,7 +96,13 @@ class HostConfig:
             room_port_min=int(low),
             room_port_max=int(high),
             token_secret=env_secret.encode() if env_secret else secrets.token_bytes(32),
-            warm_pool_size=args.warm_pool,
+            tables_per_room=args.tables_per_room,
+            rooms_per_cpu=args.rooms_per_cpu,
+            free_slots=args.free_slots,
+            idle_release_s=args.idle_release,
+            table_retention_s=args.table_retention,
+            max_waiting=args.max_waiting,
+            game_modules=tuple(env_games + args.game_module),
             linger_s=args.linger,
             abandon_after_s=args.abandon_after,
             seed=args.seed,
@@ -90,11 +120,16 @@ class HostConfig:
             abandon_after_s=self.abandon_after_s,
             commit_rate=self.commit_rate,
             commit_burst=self.commit_rate * 2,
+            tables_per_room=self.tables_per_room,
+            game_modules=self.game_modules,
         )
         return LobbyConfig(
             room=room,
             seed=self.seed,
-            warm_pool_size=self.warm_pool_size,
+            rooms_per_cpu=self.rooms_per_cpu,
+            free_slots=self.free_slots,
+            idle_release_s=self.idle_release_s,
+            table_retention_s=self.table_retention_s,
             game_options={game: {"turn_timeout_ms": ms} for game, ms in self.turn_timeouts_ms.items()},
             detached=self.ray_address is not None,
         )

@@ -1,10 +1,13 @@
 """The lobby service (tablehost.v1.Lobby) of a front door: the edge where
-protobuf becomes calls on the lobby actor. It holds no game state, so any
-number of front doors can serve one cluster."""
+protobuf becomes calls on the lobby actor, and where bad requests stop.
+
+Waiting players wait here (host/waiting.py), not in a Ray call each. Every
+request is checked before it reaches the lobby: a known game, a variant the
+game declares, bounded names and tickets; each refusal has its own status."""
 
 from __future__ import annotations
 
-import asyncio
+import logging
 import uuid
 from typing import Any
 
@@ -12,91 +15,123 @@ import grpc
 import ray
 from grpc import aio
 
-from actors.lobby import Cancelled
-from games.registry import GAMES
+from actors.lobby import CODE_ALPHABET, CODE_LENGTH
+from actors.matchmaking import LobbyRefused, Refusal
+from games.registry import GameCatalog, UnknownGame, UnknownVariant
+from host.waiting import WaitingRoom
 from tablehost.v1 import lobby_pb2 as pb
-from tablehost.v1 import lobby_pb2_grpc
-from tablehost.v1 import table_pb2
+from tablehost.v1 import lobby_pb2_grpc, table_pb2
+
+log = logging.getLogger("tablehost.front_door")
+
+MAX_DISPLAY_NAME = 64
+MAX_TICKET = 64
+MAX_TABLE_ID = 128
+
+STATUS_OF_REFUSAL = {
+    Refusal.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
+    Refusal.ALREADY_EXISTS: grpc.StatusCode.ALREADY_EXISTS,
+    Refusal.INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
+    Refusal.RESOURCE_EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Refusal.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    Refusal.CANCELLED: grpc.StatusCode.CANCELLED,
+    Refusal.INTERNAL: grpc.StatusCode.INTERNAL,
+}
 
 
-def _assignment(fields: dict[str, Any]) -> pb.TableAssignment:
-    return pb.TableAssignment(**fields)
+class BadRequest(ValueError):
+    """A request field out of bounds; INVALID_ARGUMENT with this message."""
+
+
+def check_text(field_name: str, value: str, limit: int) -> str:
+    if len(value) > limit:
+        raise BadRequest(f"{field_name} is {len(value)} characters; at most {limit} are allowed")
+    if any(not ch.isprintable() for ch in value):
+        raise BadRequest(f"{field_name} contains control characters")
+    return value
+
+
+def check_code(code: str) -> str:
+    code = code.strip().upper()
+    if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
+        raise BadRequest(f"a private table code is {CODE_LENGTH} characters of {CODE_ALPHABET}, not {code[:16]!r}")
+    return code
 
 
 class LobbyService(lobby_pb2_grpc.LobbyServicer):
-    def __init__(self, lobby: Any) -> None:
+    def __init__(self, lobby: Any, waiting: WaitingRoom, catalog: GameCatalog) -> None:
         self._lobby = lobby
-
-    async def _call(self, context: aio.ServicerContext, method: Any, *args: Any) -> Any:
-        """One lobby-actor call, its failures turned into gRPC statuses."""
-        try:
-            return await method.remote(*args)
-        except ray.exceptions.RayTaskError as error:
-            cause = error.cause
-            if isinstance(cause, Cancelled):
-                await context.abort(grpc.StatusCode.CANCELLED, "left the queue")
-            if isinstance(cause, KeyError):
-                await context.abort(grpc.StatusCode.NOT_FOUND, str(cause.args[0]))
-            if isinstance(cause, ValueError):
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(cause))
-            await context.abort(grpc.StatusCode.UNAVAILABLE, f"the lobby failed: {cause}")
-        except ray.exceptions.RayActorError as error:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, f"the lobby is unavailable: {error}")
-
-    async def _check_game(self, game: str, context: aio.ServicerContext) -> None:
-        if game not in GAMES:
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, f"unknown game {game!r}; this host runs {', '.join(sorted(GAMES))}"
-            )
-
-    async def _wait_for_seat(self, context: aio.ServicerContext, ticket: str, method: Any, *args: Any) -> pb.TableAssignment:
-        """A call that waits until its table fills; if the client hangs up
-        meanwhile, its place is freed."""
-        try:
-            seated = await self._call(context, method, *args, ticket)
-        except asyncio.CancelledError:
-            self._lobby.leave_queue.remote(ticket)
-            raise
-        return _assignment(seated)
+        self._waiting = waiting
+        self._catalog = catalog
 
     async def JoinQueue(self, request: pb.JoinQueueRequest, context: aio.ServicerContext) -> pb.TableAssignment:
-        await self._check_game(request.game, context)
-        return await self._wait_for_seat(
-            context, request.ticket or uuid.uuid4().hex,
-            self._lobby.join_queue, request.game, request.variant, request.display_name,
-        )
+        try:
+            self._catalog.check_variant(request.game, request.variant)
+            name = check_text("display_name", request.display_name, MAX_DISPLAY_NAME)
+            ticket = check_text("ticket", request.ticket, MAX_TICKET) or uuid.uuid4().hex
+        except (UnknownGame, UnknownVariant, BadRequest) as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error.args[0]))
+        join = {"game": request.game, "variant": request.variant, "name": name}
+        return await self._wait_for_seat(context, ticket, join)
+
+    async def JoinPrivateTable(
+        self, request: pb.JoinPrivateTableRequest, context: aio.ServicerContext
+    ) -> pb.TableAssignment:
+        try:
+            code = check_code(request.code)
+            name = check_text("display_name", request.display_name, MAX_DISPLAY_NAME)
+            ticket = check_text("ticket", request.ticket, MAX_TICKET) or uuid.uuid4().hex
+        except BadRequest as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        return await self._wait_for_seat(context, ticket, {"code": code, "name": name})
 
     async def LeaveQueue(self, request: pb.LeaveQueueRequest, context: aio.ServicerContext) -> pb.LeaveQueueResponse:
-        removed = await self._call(context, self._lobby.leave_queue, request.ticket)
+        removed = await self._call(context, self._waiting.leave(request.ticket[:MAX_TICKET]))
         if not removed:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"ticket {request.ticket!r} is not waiting")
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"ticket {request.ticket[:MAX_TICKET]!r} is not waiting")
         return pb.LeaveQueueResponse(removed=True)
 
     async def CreatePrivateTable(
         self, request: pb.CreatePrivateTableRequest, context: aio.ServicerContext
     ) -> pb.PrivateTable:
-        await self._check_game(request.game, context)
+        try:
+            self._catalog.check_variant(request.game, request.variant)
+        except (UnknownGame, UnknownVariant) as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error.args[0]))
         created = await self._call(
-            context, self._lobby.create_private_table, request.game, request.variant, request.turn_timeout_ms
+            context, self._lobby.create_private_table.remote(request.game, request.variant, request.turn_timeout_ms)
         )
         return pb.PrivateTable(**created)
 
-    async def JoinPrivateTable(
-        self, request: pb.JoinPrivateTableRequest, context: aio.ServicerContext
-    ) -> pb.TableAssignment:
-        return await self._wait_for_seat(
-            context, request.ticket or uuid.uuid4().hex,
-            self._lobby.join_private_table, request.code.upper(), request.display_name,
-        )
-
     async def Spectate(self, request: pb.SpectateRequest, context: aio.ServicerContext) -> pb.TableAssignment:
-        seated = await self._call(context, self._lobby.spectate, request.table_id)
-        if seated is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no running table {request.table_id!r}")
-        return _assignment(seated)
+        table_id = request.table_id[:MAX_TABLE_ID]
+        return pb.TableAssignment(**await self._call(context, self._lobby.spectate.remote(table_id)))
 
     async def LookupTable(self, request: pb.LookupTableRequest, context: aio.ServicerContext) -> table_pb2.TableLocation:
-        location = await self._call(context, self._lobby.lookup_table, request.table_id)
-        if location is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no running table {request.table_id!r}")
-        return table_pb2.TableLocation(**location)
+        table_id = request.table_id[:MAX_TABLE_ID]
+        return table_pb2.TableLocation(**await self._call(context, self._lobby.lookup_table.remote(table_id)))
+
+    async def _wait_for_seat(self, context: aio.ServicerContext, ticket: str, join: dict[str, str]) -> pb.TableAssignment:
+        """Wait at this front door until the lobby seats the ticket. If the
+        client hangs up, gRPC cancels this call and the ticket leaves."""
+        seated = await self._call(context, self._waiting.wait_for_seat(ticket, join))
+        return pb.TableAssignment(**seated)
+
+    async def _call(self, context: aio.ServicerContext, awaitable: Any) -> Any:
+        """Await a lobby step; its refusals become their gRPC statuses."""
+        try:
+            return await awaitable
+        except LobbyRefused as refused:
+            await _abort(context, refused)
+        except ray.exceptions.RayTaskError as error:
+            if isinstance(error.cause, LobbyRefused):
+                await _abort(context, error.cause)
+            log.error("the lobby failed unexpectedly: %s", error)
+            await context.abort(grpc.StatusCode.INTERNAL, f"the lobby failed: {type(error.cause).__name__}")
+        except ray.exceptions.RayActorError as error:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"the lobby is unavailable: {error}")
+
+
+async def _abort(context: aio.ServicerContext, refused: LobbyRefused) -> None:
+    """End the call with the refusal's status (context.abort raises)."""
+    await context.abort(STATUS_OF_REFUSAL[refused.refusal], refused.message)

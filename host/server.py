@@ -1,5 +1,5 @@
 """Starting and stopping a host: Ray (embedded, or joined), the lobby actor,
-and the front door's grpc.aio server with health and reflection (R-P10)."""
+and the front door's grpc.aio server (lobby, admin, health, reflection)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,20 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from games.registry import GameCatalog
+from host.admin_service import AdminService
 from host.config import HostConfig
 from host.lobby_service import LobbyService
-from tablehost.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2
+from host.waiting import WaitingRoom
+from tablehost.v1 import admin_pb2, admin_pb2_grpc, lobby_pb2, lobby_pb2_grpc, table_pb2
 
 log = logging.getLogger("tablehost.host")
 
 LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name
 TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["Table"].full_name
+ADMIN_SERVICE = admin_pb2.DESCRIPTOR.services_by_name["Admin"].full_name
+# Lobby requests are small; anything bigger is refused by gRPC before it is parsed.
+MAX_REQUEST_BYTES = 16 * 1024
 
 
 def start_ray(config: HostConfig) -> None:
@@ -53,6 +59,7 @@ class Host:
     def __init__(self, config: HostConfig) -> None:
         self.config = config
         self.lobby: Any = None
+        self.waiting: WaitingRoom | None = None
         self.server: aio.Server | None = None
         self.port = 0
         self._health = health.aio.HealthServicer()
@@ -65,13 +72,17 @@ class Host:
         start_ray(self.config)
         self.lobby = get_or_create_lobby(self.config)
         await self.lobby.ready.remote()
-        server = aio.server()
-        lobby_pb2_grpc.add_LobbyServicer_to_server(LobbyService(self.lobby), server)
+        self.waiting = WaitingRoom(self.lobby, self.config.max_waiting)
+        self.waiting.start()
+        catalog = GameCatalog.load(self.config.game_modules)
+        server = aio.server(options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES)])
+        lobby_pb2_grpc.add_LobbyServicer_to_server(LobbyService(self.lobby, self.waiting, catalog), server)
+        admin_pb2_grpc.add_AdminServicer_to_server(AdminService(self.lobby, self.waiting), server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        # Rooms serve Table without reflection (memory per table): the front
-        # door describes it, so tools can fetch it here and call a room.
+        # Rooms serve Table without reflection (their memory is their
+        # tables'): the front door describes it, so tools can fetch it here.
         reflection.enable_server_reflection(
-            (LOBBY_SERVICE, TABLE_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+            (LOBBY_SERVICE, ADMIN_SERVICE, TABLE_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME), server
         )
         self.port = server.add_insecure_port(f"{self.config.host}:{self.config.port}")
         if self.port == 0:
@@ -88,6 +99,8 @@ class Host:
         import ray
 
         await self._health.enter_graceful_shutdown()
+        if self.waiting is not None:
+            await self.waiting.stop()
         if self.server is not None:
             await self.server.stop(grace_s)
             self.server = None

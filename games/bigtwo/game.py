@@ -178,6 +178,7 @@ class BigTwo:
     name = "bigtwo"
     min_seats = SEATS
     max_seats = SEATS
+    variants = {"": "standard rules: 4 seats, 3♣ leads, bombs beat anything"}
     player_actions = frozenset({PLAY, PASS})
     default_turn_timeout_ms = DEFAULT_TURN_TIMEOUT_MS
     plugin = Plugin(

@@ -8,7 +8,7 @@ clock, so a log replays to the same hash.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from games.engine.engine import Engine
 from games.engine.errors import Reason, RuleError
@@ -24,6 +24,9 @@ class GameRules(Protocol):
     name: str
     min_seats: int
     max_seats: int
+    # Variant names a queue may ask for, with a line each for people; ""
+    # is the game's standard rules.
+    variants: Mapping[str, str]
     player_actions: frozenset[str]
     default_turn_timeout_ms: int
 

@@ -1,5 +1,6 @@
-"""Client-side helpers the integration tests share: seat four players,
-play random legal moves to the end."""
+"""Helpers the integration tests share: seat four players, play random
+legal moves to the end, and read behind the wire what the lobby and rooms
+hold (a table's state hash, a queue's length)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,18 @@ async def wait_until(predicate, timeout: float = 10.0, interval: float = 0.02) -
         if loop.time() > deadline:
             raise TimeoutError(f"condition not met within {timeout}s")
         await asyncio.sleep(interval)
+
+
+async def table_status(host, table_id: str) -> dict:
+    """The room's own counters and state hash for one table."""
+    record = host.lobby("table_record", table_id)
+    rooms = await host.host.lobby.room_handles.remote()
+    return await rooms[record["room_id"]].table_status.remote(table_id)
+
+
+def waiting_in_queue(host, game: str = "bigtwo", variant: str = "") -> int:
+    """Players the lobby holds in one public queue (not yet proposed)."""
+    for queue in host.lobby("status")["queues"]:
+        if queue["game"] == game and queue["variant"] == variant:
+            return queue["waiting"]
+    return 0

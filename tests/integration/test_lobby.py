@@ -7,7 +7,7 @@ import asyncio
 import grpc
 import pytest
 from conftest import run
-from support import close_all, play_randomly, seat_table, wait_until
+from support import close_all, play_randomly, seat_table, wait_until, waiting_in_queue
 
 from clients.sdk import LobbyClient, QueueCancelled
 from tablehost.v1 import lobby_pb2
@@ -19,12 +19,12 @@ def test_leaving_the_queue_cancels_the_wait_and_frees_the_place(host) -> None:
     async def scenario():
         async with LobbyClient(host.target) as lobby, LobbyClient(host.target) as other:
             waiting = asyncio.ensure_future(lobby.join_queue("bigtwo", "leaver", ticket="leaver-ticket"))
-            await wait_until(lambda: host.lobby("stats")["waiting"].get("bigtwo/", 0) == 1)
+            await wait_until(lambda: waiting_in_queue(host) == 1)
             removed = await other.leave_queue("leaver-ticket")
             with pytest.raises(QueueCancelled):
                 await waiting
             unknown_removed = await other.leave_queue("leaver-ticket")
-            return removed, unknown_removed, host.lobby("stats")["waiting"].get("bigtwo/", 0)
+            return removed, unknown_removed, waiting_in_queue(host)
 
     removed, unknown_removed, waiting_after = run(scenario())
     assert removed is True and unknown_removed is False and waiting_after == 0

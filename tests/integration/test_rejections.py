@@ -10,7 +10,7 @@ import grpc
 import msgpack
 import pytest
 from conftest import run
-from support import close_all, play_randomly, seat_table
+from support import close_all, play_randomly, seat_table, table_status
 
 from clients.sdk import LobbyClient, TableSession
 from tablehost.v1 import table_pb2, table_pb2_grpc
@@ -55,7 +55,7 @@ def test_each_bad_commit_gets_its_reason_and_changes_nothing(host) -> None:
             hand = actor.view["hand"]
             other_hand = other.view["hand"]
             seq_before = actor.seq
-            hash_before = host.call(room_status(host, actor.table_id))["state_hash"]
+            hash_before = host.call(table_status(host, actor.table_id))["state_hash"]
             outcomes = {
                 "out of turn": await other.commit({"type": "play", "cards": [other_hand[0]]}),
                 "another seat": await actor.commit({"type": "pass", "seat": (to_act + 2) % 4}),
@@ -70,7 +70,7 @@ def test_each_bad_commit_gets_its_reason_and_changes_nothing(host) -> None:
                 [hello(actor.assignment.seat_token, actor.seq), commit("raw-1", b"\xc1\xff not msgpack")],
                 2,  # the snapshot a fresh stream gets, then the answer
             )
-            hash_after = host.call(room_status(host, actor.table_id))["state_hash"]
+            hash_after = host.call(table_status(host, actor.table_id))["state_hash"]
             seq_after = actor.seq
             await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
             return outcomes, raw, hash_before, hash_after, seq_before, seq_after, sessions
@@ -92,12 +92,6 @@ def test_each_bad_commit_gets_its_reason_and_changes_nothing(host) -> None:
     assert [r.rejection.reason for r in raw if r.HasField("rejection")] == [table_pb2.REJECT_REASON_MALFORMED]
     assert hash_before == hash_after and seq_before == seq_after
     assert all(s.desyncs == 0 for s in sessions)
-
-
-async def room_status(host, table_id: str) -> dict:
-    record = host.lobby("table_record", table_id)
-    rooms = await host.host.lobby.room_handles.remote()
-    return await rooms[record["room_id"]].status.remote()
 
 
 def test_a_forged_token_is_refused_with_unauthenticated(host) -> None:

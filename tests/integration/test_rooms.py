@@ -1,5 +1,5 @@
-"""Room actors: desync repair over the wire (R-P3), reuse from the warm pool
-(R-L4), binding inside a configured port range."""
+"""Room actors: desync repair over the wire, binding inside a configured
+port range, and a deserted table closed after the grace period."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ import grpc
 import pytest
 import ray
 from conftest import run
-from support import close_all, play_randomly, seat_table, wait_until
-from test_rejections import hello, room_status
+from support import close_all, play_randomly, seat_table, table_status, wait_until
+from test_rejections import hello
 
 from actors.config import RoomConfig
 from actors.room import RoomActor
+from clients.sdk import LobbyClient
 from tablehost.v1 import table_pb2, table_pb2_grpc
 
 pytestmark = pytest.mark.integration
@@ -33,7 +34,7 @@ def test_a_wrong_ack_hash_is_answered_with_a_snapshot_and_counted(host) -> None:
                 repair = await asyncio.wait_for(call.read(), 10)
                 await call.write(table_pb2.ClientMessage(ack=table_pb2.Ack(seq=first.snapshot.seq, view_hash=first.snapshot.view_hash)))
                 await call.done_writing()
-                status = await room_status(host, sessions[1].table_id)
+                status = await table_status(host, sessions[1].table_id)
             await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
             return first, repair, status
         finally:
@@ -45,40 +46,13 @@ def test_a_wrong_ack_hash_is_answered_with_a_snapshot_and_counted(host) -> None:
     assert status["desyncs"] == 1
 
 
-def test_a_finished_room_returns_to_the_warm_pool_and_hosts_the_next_table(host) -> None:
-    async def one_game():
-        lobbies, sessions = await seat_table(host.target)
-        try:
-            await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
-            return sessions[0].table_id
-        finally:
-            await close_all(lobbies, sessions)
-
-    async def scenario():
-        # Start from a quiet lobby: earlier tests' rooms are back in the pool.
-        await wait_until(lambda: host.lobby("stats")["tables"] == 0, timeout=30)
-        rooms_before = host.lobby("stats")["rooms"]
-        released = []
-        for _ in range(3):
-            table_id = await one_game()
-            room_id = host.lobby("table_record", table_id)["room_id"]
-            await wait_until(lambda: room_id in host.lobby("stats")["warm_rooms"], timeout=20)
-            released.append(room_id)
-        return rooms_before, host.lobby("stats")["rooms"], released
-
-    rooms_before, rooms_after, released = run(scenario())
-    # Three games in a row ran in warm rooms: no room was created per game.
-    assert rooms_after - rooms_before <= 1
-    assert len(released) == 3
-
-
 def test_a_room_binds_inside_its_configured_port_range(host) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         low = probe.getsockname()[1]
     room = RoomActor.remote("range-test", RoomConfig(port_min=low, port_max=low + 20))
     try:
-        endpoint = ray.get(room.start.remote(), timeout=30)
+        endpoint = ray.get(room.start.remote(), timeout=30)["endpoint"]
     finally:
         ray.get(room.stop.remote(), timeout=30)
         ray.kill(room)
@@ -90,10 +64,27 @@ def test_a_table_every_player_left_is_closed_after_the_grace_period(host) -> Non
     async def scenario():
         lobbies, sessions = await seat_table(host.target)
         table_id = sessions[0].table_id
-        room_id = host.lobby("table_record", table_id)["room_id"]
         await close_all(lobbies, sessions)  # mid-game: nobody made a move
-        await wait_until(lambda: host.lobby("lookup_table", table_id) is None, timeout=20)
-        return room_id
+        await wait_until(lambda: host.lobby("table_record", table_id)["outcome"] is not None, timeout=20)
+        return table_id
 
-    room_id = run(scenario())
-    assert room_id in host.lobby("stats")["warm_rooms"]
+    table_id = run(scenario())
+    assert host.lobby("table_record", table_id)["outcome"] == "closed"
+    with pytest.raises(ray.exceptions.RayTaskError, match="no running table"):
+        host.lobby("lookup_table", table_id)
+
+
+def test_a_table_nobody_ever_joins_is_closed_after_the_grace_period(host) -> None:
+    """Players who were seated and never opened their table stream do not
+    hold a slot until the turn timers have played the whole game out."""
+
+    async def scenario():
+        lobbies = [LobbyClient(host.target) for _ in range(4)]
+        assignments = await asyncio.gather(*(lobby.join_queue("bigtwo", f"ghost-{i}") for i, lobby in enumerate(lobbies)))
+        for lobby in lobbies:
+            await lobby.close()
+        table_id = assignments[0].table_id
+        await wait_until(lambda: host.lobby("table_record", table_id)["outcome"] is not None, timeout=20)
+        return table_id
+
+    assert host.lobby("table_record", run(scenario()))["outcome"] == "closed"

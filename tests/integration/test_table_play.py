@@ -49,25 +49,3 @@ def test_seats_follow_the_recorded_table_seed(host) -> None:
     entrants = [{"ticket": ticket} for ticket in table["entrants"]]
     reseated = [e["ticket"] for e in seat_entrants(table["seed"], entrants)]
     assert reseated == table["tickets"]
-
-
-def test_several_tables_play_at_once_in_distinct_room_actors(host) -> None:
-    async def scenario():
-        lobbies = [LobbyClient(host.target) for _ in range(12)]
-        assignments = await asyncio.gather(*(l.join_queue("bigtwo", f"many-{i}") for i, l in enumerate(lobbies)))
-        sessions = await asyncio.gather(*(TableSession.connect(a, l) for a, l in zip(assignments, lobbies)))
-        try:
-            await asyncio.gather(*(play_randomly(s, k) for k, s in enumerate(sessions)))
-            return [(s.table_id, s.seat, s.assignment.endpoint, s.result) for s in sessions]
-        finally:
-            await close_all(lobbies, sessions)
-
-    seats = run(scenario())
-    tables: dict[str, list[int]] = {}
-    for table_id, seat, _, _ in seats:
-        tables.setdefault(table_id, []).append(seat)
-    assert len(tables) == 3
-    assert all(sorted(seat_list) == [0, 1, 2, 3] for seat_list in tables.values())
-    assert len({endpoint for _, _, endpoint, _ in seats}) == 3
-    assert len({host.lobby("table_record", table_id)["room_id"] for table_id in tables}) == 3
-    assert all(result is not None and sum(result.scores) == 0 for _, _, _, result in seats)

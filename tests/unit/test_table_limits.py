@@ -7,7 +7,7 @@ import msgpack
 
 from actors.outbound import RejectionOut
 from actors.table import Table
-from games.registry import get_rules
+from games.bigtwo.game import RULES as BIGTWO
 
 
 def drain(subscriber) -> list:
@@ -19,7 +19,7 @@ def drain(subscriber) -> list:
 
 def test_commits_beyond_the_burst_are_rejected_rate_limited_and_change_nothing() -> None:
     async def scenario():
-        table = Table("t-1", get_rules("bigtwo"), 7, ["a", "b", "c", "d"], {}, rate=1.0, burst=3.0)
+        table = Table("t-1", BIGTWO, 7, ["a", "b", "c", "d"], {}, rate=1.0, burst=3.0)
         not_to_act = (table.match.to_act + 1) % 4
         stream = table.subscribe(not_to_act, 0)
         drain(stream)
@@ -36,7 +36,7 @@ def test_commits_beyond_the_burst_are_rejected_rate_limited_and_change_nothing()
 
 def test_acks_have_their_own_budget_so_acking_never_costs_a_move() -> None:
     async def scenario():
-        table = Table("t-2", get_rules("bigtwo"), 7, ["a", "b", "c", "d"], {}, rate=1.0, burst=1.0)
+        table = Table("t-2", BIGTWO, 7, ["a", "b", "c", "d"], {}, rate=1.0, burst=1.0)
         seat = table.match.to_act
         stream = table.subscribe(seat, 0)
         snapshot = drain(stream)[0]

@@ -1,0 +1,107 @@
+"""The lobby's record of tables: where each running table is served (for
+LookupTable and Spectate) and what it was started with (seed, seats,
+entrants: what explains its seating). Lookups are by key; a finished
+table's record is kept for a retention period and then forgotten, so the
+lobby's memory follows the tables running, not every table ever played."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(eq=False)
+class TableRecord:
+    table_id: str
+    game: str
+    variant: str
+    seed: int
+    room_id: str
+    endpoint: str
+    players: list[str]  # display names by seat
+    tickets: list[str]  # by seat
+    entrants: list[str]  # tickets in arrival order (the seating's input)
+    options: dict[str, Any]
+    started_ms: int
+    outcome: str | None = None  # None while running; finished, closed, failed, room lost
+    finished_at: float | None = field(default=None, repr=False)
+
+    @property
+    def running(self) -> bool:
+        return self.outcome is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "table_id": self.table_id,
+            "game": self.game,
+            "variant": self.variant,
+            "seed": self.seed,
+            "room_id": self.room_id,
+            "endpoint": self.endpoint,
+            "players": list(self.players),
+            "tickets": list(self.tickets),
+            "entrants": list(self.entrants),
+            "options": dict(self.options),
+            "started_ms": self.started_ms,
+            "outcome": self.outcome,
+        }
+
+
+class TableDirectory:
+    def __init__(self, retention_s: float) -> None:
+        self.retention_s = retention_s
+        self._records: dict[str, TableRecord] = {}
+        self._by_room: dict[str, set[str]] = {}
+        self._finished: deque[tuple[float, str]] = deque()
+        self.started = 0
+
+    def add(self, record: TableRecord) -> None:
+        self._records[record.table_id] = record
+        self._by_room.setdefault(record.room_id, set()).add(record.table_id)
+        self.started += 1
+
+    def get(self, table_id: str) -> TableRecord | None:
+        return self._records.get(table_id)
+
+    def running(self, table_id: str) -> TableRecord | None:
+        record = self._records.get(table_id)
+        return record if record is not None and record.running else None
+
+    @property
+    def running_count(self) -> int:
+        return sum(len(tables) for tables in self._by_room.values())
+
+    @property
+    def retained_count(self) -> int:
+        return len(self._records)
+
+    def finish(self, table_id: str, outcome: str, now: float) -> TableRecord | None:
+        """The table closed; keep its record for the retention period."""
+        record = self._records.get(table_id)
+        if record is None or not record.running:
+            return None
+        record.outcome, record.finished_at = outcome, now
+        room_tables = self._by_room.get(record.room_id)
+        if room_tables is not None:
+            room_tables.discard(table_id)
+            if not room_tables:
+                del self._by_room[record.room_id]
+        self._finished.append((now, table_id))
+        return record
+
+    def lose_room(self, room_id: str, now: float) -> list[str]:
+        """A room died: its tables are no longer served anywhere."""
+        lost = sorted(self._by_room.get(room_id, ()))
+        for table_id in lost:
+            self.finish(table_id, "room lost", now)
+        return lost
+
+    def expire(self, now: float) -> int:
+        """Forget finished tables older than the retention period."""
+        forgotten = 0
+        while self._finished and now - self._finished[0][0] >= self.retention_s:
+            _, table_id = self._finished.popleft()
+            if self._records.pop(table_id, None) is not None:
+                forgotten += 1
+        return forgotten

@@ -1,0 +1,33 @@
+"""A deliberately broken game: Big Two with one more action, `explode`,
+whose handler raises an ordinary Python error (not a RuleError), and whose
+turn timer takes that action. It proves a rules bug closes only its own
+table: through a commit, and through an expiring turn timer."""
+
+from __future__ import annotations
+
+from games.bigtwo.game import BigTwo
+from games.engine.draw import DrawPlugin
+from games.engine.engine import Context, Engine
+from games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin
+from games.engine.state import State
+
+EXPLODE = "explode"
+
+
+def _explode(action: Action, ctx: Context) -> HandlerResult:
+    raise ZeroDivisionError("the faulty test game divides by zero")
+
+
+class FaultyBigTwo(BigTwo):
+    name = "faulty"
+    player_actions = frozenset({*BigTwo.player_actions, EXPLODE})
+    explosive = Plugin(id="faulty", name="Faulty", version="0.0.1", actions=(ActionHandler(EXPLODE, _explode),))
+
+    def engine(self) -> Engine:
+        return Engine([DrawPlugin, self.plugin, self.explosive])
+
+    def automatic_action(self, state: State) -> dict[str, str]:
+        return {"type": EXPLODE}
+
+
+RULES = FaultyBigTwo()
