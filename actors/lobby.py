@@ -454,7 +454,6 @@ class LobbyActor:
         self._start_rooms_wanted()
 
     async def _release_room(self, room: Room) -> None:
-        room.state = RoomState.RELEASING
         try:
             await room.handle.stop.remote()
         except ray.exceptions.RayError:
@@ -487,6 +486,7 @@ class LobbyActor:
         self.matchmaker.prune_empty_queues()
         self.directory.expire(now)
         for room in self.placement.rooms_to_release(now, self.config.idle_release_s):
+            room.state = RoomState.RELEASING  # at once: no table may be placed in it meanwhile
             self._spawn(self._release_room(room))
         self._propose()
         self._place_awaiting()

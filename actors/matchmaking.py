@@ -147,6 +147,10 @@ class Matchmaker:
     def join(self, gathering: Gathering, ticket: str, name: str, door: str) -> Entrant:
         if ticket in self.entrants:
             raise LobbyRefused(Refusal.ALREADY_EXISTS, f"ticket {ticket} is already waiting")
+        if gathering.private and len(gathering.waiting) + gathering.proposed * gathering.seats >= gathering.seats:
+            # A private table forms one table and is then forgotten: a player
+            # beyond its seats would wait for a table that never comes.
+            raise LobbyRefused(Refusal.RESOURCE_EXHAUSTED, f"private table {gathering.key.code} is full")
         entrant = Entrant(ticket, name, door, gathering.key)
         gathering.waiting[ticket] = entrant
         self.entrants[ticket] = entrant

@@ -116,13 +116,16 @@ class Placement:
 
     def rooms_to_release(self, now: float, idle_s: float) -> list[Room]:
         """Ready rooms that are empty, idle for `idle_s`, and beyond both the
-        per-CPU rooms of their node and the free-slot reserve."""
+        per-CPU rooms of their node and the free-slot reserve; never the last room."""
         per_node = self._rooms_per_node()
-        free = sum(room.free for room in self._live_rooms())
+        live = self._live_rooms()
+        free = sum(room.free for room in live)
         released: list[Room] = []
-        for room in sorted(self._live_rooms(), key=lambda r: r.idle_since):
+        for room in sorted(live, key=lambda r: r.idle_since):
             if room.state is not RoomState.READY or room.tables or now - room.idle_since < idle_s:
                 continue
+            if len(live) - len(released) <= 1:
+                continue  # rooms_to_start keeps one room, CPUs or not: the last would only start again
             if per_node[room.node_id] <= self.rooms_for_node(room.node_id):
                 continue
             if free - room.capacity < self.free_slots:

@@ -25,6 +25,7 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from actors.config import RoomConfig
+from actors.server_options import server_options
 from actors.table import Table
 from actors.table_service import TableService
 from games.engine.rng import Random
@@ -82,11 +83,7 @@ class RoomActor:
     async def start(self) -> dict[str, Any]:
         """Start the table service; returns where it is served and on which node."""
         if self._server is None:
-            options = [
-                ("grpc.max_receive_message_length", self.config.max_message_bytes),
-                ("grpc.so_reuseport", 0),
-            ]
-            server = aio.server(options=options)
+            server = aio.server(options=server_options(self.config.max_message_bytes))
             table_pb2_grpc.add_TableServicer_to_server(TableService(self.tables, self.config.token_secret), server)
             health_servicer = health.aio.HealthServicer()
             health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

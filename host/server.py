@@ -11,6 +11,7 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from actors.server_options import server_options
 from games.registry import GameCatalog
 from host.admin_service import AdminService
 from host.config import HostConfig
@@ -75,7 +76,7 @@ class Host:
         self.waiting = WaitingRoom(self.lobby, self.config.max_waiting)
         self.waiting.start()
         catalog = GameCatalog.load(self.config.game_modules)
-        server = aio.server(options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES)])
+        server = aio.server(options=server_options(MAX_REQUEST_BYTES, self.config.max_waiting))
         lobby_pb2_grpc.add_LobbyServicer_to_server(LobbyService(self.lobby, self.waiting, catalog), server)
         admin_pb2_grpc.add_AdminServicer_to_server(AdminService(self.lobby, self.waiting), server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
