@@ -30,6 +30,7 @@ from actors.outbound import (
     RejectionOut,
     SnapshotOut,
 )
+from actors.outbox import Outbox
 from actors.tokens import SPECTATOR_SEAT
 from games.engine.errors import Reason, RuleError
 from games.engine.match import GameRules, Match
@@ -75,7 +76,7 @@ class Subscriber:
     seat: int
     bucket: TokenBucket
     ack_bucket: TokenBucket
-    outbox: asyncio.Queue[Outbound] = field(default_factory=asyncio.Queue)
+    outbox: Outbox[Outbound] = field(default_factory=Outbox)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,10 +147,15 @@ class Table:
         self.deserted_since: float | None = time.monotonic()
         self._rate, self._burst = rate, burst
         self._owner = owner
-        self._viewers = [*range(len(players)), SPECTATOR_SEAT]
+        # The views published per move: every seat's, and the spectators'
+        # only while a spectator is watching (nobody needs it otherwise).
+        self._viewers: list[int] = list(range(len(players)))
         self._views: dict[int, View] = {v: self._view_of(v) for v in self._viewers}
         self._hashes: dict[int, str] = {v: view_hash(view) for v, view in self._views.items()}
-        self._initial_hashes = dict(self._hashes)
+        # Per viewer, the seq its views start at and the hash there: what an
+        # ack of that seq is checked against (later seqs are in the log).
+        self._base: dict[int, tuple[int, str]] = {v: (0, h) for v, h in self._hashes.items()}
+        self._spectators = 0
         self._log: list[Change] = []
         self._outcomes: dict[tuple[int, str], Outcome] = {}
         self._subscribers: set[Subscriber] = set()
@@ -171,15 +177,17 @@ class Table:
             TokenBucket(self._rate * ACKS_PER_COMMIT, self._burst * ACKS_PER_COMMIT),
         )
         self._subscribers.add(subscriber)
-        if seat != SPECTATOR_SEAT:
+        if seat == SPECTATOR_SEAT:
+            self._watch_as_spectator()
+        else:
             self.deserted_since = None
-        if 0 < last_seq <= self.seq:
+        if self._base[seat][0] < last_seq <= self.seq:
             for change in self._log[last_seq:]:
                 self._queue_delta(subscriber, change)
         else:
-            subscriber.outbox.put_nowait(self._snapshot(seat))
+            subscriber.outbox.put(self._snapshot(seat))
         if self.match.result is not None:
-            subscriber.outbox.put_nowait(self._game_over())
+            subscriber.outbox.put(self._game_over())
         return subscriber
 
     @property
@@ -197,7 +205,11 @@ class Table:
         if subscriber not in self._subscribers:
             return
         self._subscribers.discard(subscriber)
-        if subscriber.seat != SPECTATOR_SEAT and self.seated_streams == 0 and not self.over:
+        if subscriber.seat == SPECTATOR_SEAT:
+            self._spectators -= 1
+            if self._spectators == 0:
+                self._stop_spectator_views()
+        elif self.seated_streams == 0 and not self.over:
             self.deserted_since = time.monotonic()
         if not self._subscribers and self._owner is not None:
             self._owner.table_idle(self)
@@ -208,7 +220,7 @@ class Table:
             self._timer.cancel()
             self._timer = None
         for subscriber in self._subscribers:
-            subscriber.outbox.put_nowait(CloseOut(details, internal_error))
+            subscriber.outbox.put(CloseOut(details, internal_error))
         self._subscribers.clear()
 
     # -- client messages -----------------------------------------------------
@@ -260,16 +272,21 @@ class Table:
         """A hash that differs from ours at that seq is a desync: count it and
         resend the whole view (R-P3)."""
         if not 0 <= seq <= self.seq:
-            subscriber.outbox.put_nowait(RejectionOut("", PROTOCOL, f"ack for seq {seq}; the table is at {self.seq}"))
+            subscriber.outbox.put(RejectionOut("", PROTOCOL, f"ack for seq {seq}; the table is at {self.seq}"))
             return
         expected = self._hash_at(subscriber.seat, seq)
+        if expected is None:
+            # A seq from before this stream's views were kept (a spectator
+            # from an earlier watch): nothing to compare; resend the view.
+            subscriber.outbox.put(self._snapshot(subscriber.seat))
+            return
         if client_hash != expected:
             self.stats.desyncs += 1
             log.warning(
                 "desync table=%s seq=%d seat=%d: client hash %s, host %s; sending a snapshot",
                 self.table_id, seq, subscriber.seat, client_hash[:12], expected[:12],
             )
-            subscriber.outbox.put_nowait(self._snapshot(subscriber.seat))
+            subscriber.outbox.put(self._snapshot(subscriber.seat))
 
     def rate_limited(self, subscriber: Subscriber) -> bool:
         """True when a message other than a commit must be dropped for flooding."""
@@ -280,12 +297,29 @@ class Table:
     def _view_of(self, viewer: int) -> View:
         return self.match.view(None if viewer == SPECTATOR_SEAT else viewer)
 
-    def _hash_at(self, viewer: int, seq: int) -> str:
+    def _hash_at(self, viewer: int, seq: int) -> str | None:
+        base_seq, base_hash = self._base[viewer]
         if seq == self.seq:
             return self._hashes[viewer]
-        if seq == 0:
-            return self._initial_hashes[viewer]
-        return self._log[seq - 1].deltas[viewer][1]
+        if seq == base_seq:
+            return base_hash
+        if base_seq < seq < self.seq:
+            return self._log[seq - 1].deltas[viewer][1]
+        return None
+
+    def _watch_as_spectator(self) -> None:
+        """The first spectator starts the public view being published."""
+        self._spectators += 1
+        if SPECTATOR_SEAT in self._views:
+            return
+        view = self._view_of(SPECTATOR_SEAT)
+        self._views[SPECTATOR_SEAT], self._hashes[SPECTATOR_SEAT] = view, view_hash(view)
+        self._base[SPECTATOR_SEAT] = (self.seq, self._hashes[SPECTATOR_SEAT])
+        self._viewers.append(SPECTATOR_SEAT)
+
+    def _stop_spectator_views(self) -> None:
+        self._viewers.remove(SPECTATOR_SEAT)
+        del self._views[SPECTATOR_SEAT], self._hashes[SPECTATOR_SEAT], self._base[SPECTATOR_SEAT]
 
     def _snapshot(self, viewer: int) -> SnapshotOut:
         view = self._views[viewer]
@@ -327,7 +361,7 @@ class Table:
 
     def _queue_delta(self, subscriber: Subscriber, change: Change) -> None:
         delta_bytes, new_hash = change.deltas[subscriber.seat]
-        subscriber.outbox.put_nowait(DeltaOut(change.seq, change.act_id, delta_bytes, new_hash, change.automatic))
+        subscriber.outbox.put(DeltaOut(change.seq, change.act_id, delta_bytes, new_hash, change.automatic))
 
     def _finish(self) -> None:
         if self._timer is not None:
@@ -335,7 +369,7 @@ class Table:
             self._timer = None
         game_over = self._game_over()
         for subscriber in self._subscribers:
-            subscriber.outbox.put_nowait(game_over)
+            subscriber.outbox.put(game_over)
         log.info("game over table=%s seq=%d result=%s", self.table_id, self.seq, self.match.result)
         if self._owner is not None:
             self._owner.table_finished(self)
@@ -381,10 +415,10 @@ class Table:
             self._outcomes[(subscriber.seat, act_id)] = Outcome(False, reason=reason, message=message)
         log.info("rejected table=%s seq=%d act_id=%s seat=%d: %s (%s)", self.table_id, self.seq, act_id,
                  subscriber.seat, message, reason)
-        subscriber.outbox.put_nowait(RejectionOut(act_id, reason, message))
+        subscriber.outbox.put(RejectionOut(act_id, reason, message))
 
     def _repeat(self, subscriber: Subscriber, act_id: str, outcome: Outcome) -> None:
         if outcome.accepted:
-            subscriber.outbox.put_nowait(AcceptedOut(act_id, outcome.seq))
+            subscriber.outbox.put(AcceptedOut(act_id, outcome.seq))
         else:
-            subscriber.outbox.put_nowait(RejectionOut(act_id, outcome.reason, outcome.message))
+            subscriber.outbox.put(RejectionOut(act_id, outcome.reason, outcome.message))

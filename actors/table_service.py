@@ -115,13 +115,13 @@ class TableService(table_pb2_grpc.TableServicer):
         reader = asyncio.create_task(self._read(table, subscriber, request_iterator))
         try:
             while True:
-                message = await subscriber.outbox.get()
-                if message is _CLIENT_DONE:
-                    break
-                if isinstance(message, CloseOut):
-                    code = grpc.StatusCode.INTERNAL if message.internal_error else grpc.StatusCode.UNAVAILABLE
-                    await context.abort(code, message.details)
-                yield to_proto(message)
+                for message in await subscriber.outbox.drain():
+                    if message is _CLIENT_DONE:
+                        return
+                    if isinstance(message, CloseOut):
+                        code = grpc.StatusCode.INTERNAL if message.internal_error else grpc.StatusCode.UNAVAILABLE
+                        await context.abort(code, message.details)
+                    yield to_proto(message)
         finally:
             reader.cancel()
             table.unsubscribe(subscriber)
@@ -136,10 +136,10 @@ class TableService(table_pb2_grpc.TableServicer):
                 if kind == "commit":
                     table.commit(subscriber, message.commit.act_id, message.commit.action)
                 elif table.rate_limited(subscriber):
-                    subscriber.outbox.put_nowait(RejectionOut("", RATE_LIMITED, "too many messages; slow down"))
+                    subscriber.outbox.put(RejectionOut("", RATE_LIMITED, "too many messages; slow down"))
                 elif kind == "ack":
                     table.ack(subscriber, message.ack.seq, message.ack.view_hash)
                 else:
-                    subscriber.outbox.put_nowait(RejectionOut("", PROTOCOL, f"unexpected {kind} after hello"))
+                    subscriber.outbox.put(RejectionOut("", PROTOCOL, f"unexpected {kind} after hello"))
         finally:
-            subscriber.outbox.put_nowait(_CLIENT_DONE)
+            subscriber.outbox.put(_CLIENT_DONE)

@@ -11,10 +11,7 @@ from games.bigtwo.game import RULES as BIGTWO
 
 
 def drain(subscriber) -> list:
-    out = []
-    while not subscriber.outbox.empty():
-        out.append(subscriber.outbox.get_nowait())
-    return out
+    return subscriber.outbox.take_all()
 
 
 def test_commits_beyond_the_burst_are_rejected_rate_limited_and_change_nothing() -> None:
