@@ -67,3 +67,22 @@ def test_a_person_plays_bigtwo_in_the_terminal_from_piped_input(host) -> None:
     assert played.returncode == 0, played.stderr
     assert "final scores" in played.stdout
     assert "your hand" in played.stdout
+
+
+def test_status_shows_an_operator_the_rooms_per_node_and_the_queues(host) -> None:
+    as_json = subprocess.run(TABLEHOST + ["status", "--target", host.target, "--json"],
+                             capture_output=True, text=True, timeout=60)
+    assert as_json.returncode == 0, as_json.stderr
+    status = json.loads(as_json.stdout)
+    rooms = [room for node in status["nodes"] for room in node["rooms"]]
+    assert rooms and all(room["capacity"] == 300 and room["endpoint"].startswith("127.0.0.1:") for room in rooms)
+    assert int(status["free_slots"]) == sum(room["capacity"] - room["tables"] for room in rooms if room["state"] == "ready")
+    for_people = subprocess.run(TABLEHOST + ["status", "--target", host.target],
+                                capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "160"})
+    assert for_people.returncode == 0 and "rooms per node" in for_people.stdout
+    assert all(room["room_id"] in for_people.stdout for room in rooms)
+
+
+def test_status_of_a_host_that_is_not_there_fails_with_its_reason() -> None:
+    failed = subprocess.run(TABLEHOST + ["status", "--target", "127.0.0.1:1"], capture_output=True, text=True, timeout=60)
+    assert failed.returncode == 1 and "UNAVAILABLE" in failed.stderr
