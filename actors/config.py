@@ -12,6 +12,13 @@ from dataclasses import dataclass, field
 DEFAULT_TABLES_PER_ROOM = 500
 
 
+def default_free_slots(tables_per_room: int) -> int:
+    """A quarter of a room's tables (125 at the default), and never fewer
+    than 2, so `--tables-per-room 1` keeps two started processes waiting,
+    not a hundred."""
+    return max(2, tables_per_room // 4)
+
+
 @dataclass(frozen=True)
 class RoomConfig:
     bind_host: str = "127.0.0.1"
@@ -44,7 +51,7 @@ class LobbyConfig:
     rooms_per_cpu: float = 1.0
     # Free table slots kept ready in started rooms, so a burst of tables
     # seldom waits for a room to start. A room starts when fewer are free.
-    free_slots: int = 128
+    free_slots: int = default_free_slots(DEFAULT_TABLES_PER_ROOM)
     # An empty room beyond the per-CPU rooms and the free-slot reserve is
     # released after this long.
     idle_release_s: float = 300.0

@@ -47,6 +47,9 @@ NODES_REFRESH_S = 2.0
 ROOM_START_BACKOFF_S = 5.0
 # A table whose room keeps refusing it is failed after this many tries.
 MAX_PLACEMENT_ATTEMPTS = 3
+# A room that takes longer than this to open a batch of tables cannot be
+# reached (hung, or cut off): it is dropped from placement and stopped.
+OPEN_TABLES_TIMEOUT_S = 30.0
 
 
 @dataclass(eq=False)
@@ -324,9 +327,11 @@ class LobbyActor:
             for pending in batch
         ]
         try:
-            answers = await room.handle.open_tables.remote(requests)
-        except ray.exceptions.RayActorError as error:
-            self._room_died(room.room_id, f"it failed while opening tables: {error}")
+            answers = await asyncio.wait_for(room.handle.open_tables.remote(requests), OPEN_TABLES_TIMEOUT_S)
+        except (ray.exceptions.RayActorError, TimeoutError) as error:
+            why = "it did not answer" if isinstance(error, TimeoutError) else f"it failed ({type(error).__name__})"
+            self._room_died(room.room_id, f"{why} while opening {len(batch)} tables")
+            ray.kill(room.handle)  # a room cut off must not keep serving tables the lobby has dropped
             self._awaiting_room.extendleft(reversed(batch))  # they keep their confirmation
             self._place_awaiting()
             return

@@ -8,7 +8,7 @@ import os
 import secrets
 from dataclasses import dataclass, field
 
-from actors.config import DEFAULT_TABLES_PER_ROOM, LobbyConfig, RoomConfig
+from actors.config import DEFAULT_TABLES_PER_ROOM, LobbyConfig, RoomConfig, default_free_slots
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -37,7 +37,8 @@ class HostConfig:
     token_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     tables_per_room: int = DEFAULT_TABLES_PER_ROOM
     rooms_per_cpu: float = 1.0
-    free_slots: int = 128
+    # None: a quarter of a room (actors.config.default_free_slots).
+    free_slots: int | None = None
     idle_release_s: float = 300.0
     table_retention_s: float = 600.0
     max_waiting: int = 100_000
@@ -59,8 +60,8 @@ class HostConfig:
                             help="tables one room process holds (1: a process per table)")
         parser.add_argument("--rooms-per-cpu", type=float, default=float(_env("ROOMS_PER_CPU", "1")),
                             help="rooms kept per CPU of each node before tables are packed further")
-        parser.add_argument("--free-slots", type=int, default=int(_env("FREE_SLOTS", "128")),
-                            help="free table slots kept ready in started rooms")
+        parser.add_argument("--free-slots", type=int, default=int(_env("FREE_SLOTS")) if _env("FREE_SLOTS") else None,
+                            help="free table slots kept ready in started rooms (default: a quarter of a room)")
         parser.add_argument("--idle-release", type=float, default=float(_env("IDLE_RELEASE_S", "300")),
                             help="seconds an empty room beyond the reserve is kept")
         parser.add_argument("--table-retention", type=float, default=float(_env("TABLE_RETENTION_S", "600")),
@@ -86,7 +87,7 @@ class HostConfig:
         env_games = [path for path in (_env("GAME_MODULES") or "").split(",") if path]
         if args.tables_per_room < 1:
             raise SystemExit(f"--tables-per-room takes a positive count, got {args.tables_per_room}")
-        if args.rooms_per_cpu <= 0 or args.free_slots < 0 or args.max_waiting < 1:
+        if args.rooms_per_cpu <= 0 or (args.free_slots or 0) < 0 or args.max_waiting < 1:
             raise SystemExit("--rooms-per-cpu must be positive, --free-slots at least 0, --max-waiting at least 1")
         return cls(
             host=args.host,
@@ -127,7 +128,7 @@ class HostConfig:
             room=room,
             seed=self.seed,
             rooms_per_cpu=self.rooms_per_cpu,
-            free_slots=self.free_slots,
+            free_slots=default_free_slots(self.tables_per_room) if self.free_slots is None else self.free_slots,
             idle_release_s=self.idle_release_s,
             table_retention_s=self.table_retention_s,
             game_options={game: {"turn_timeout_ms": ms} for game, ms in self.turn_timeouts_ms.items()},

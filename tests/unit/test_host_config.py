@@ -48,3 +48,24 @@ def test_bad_turn_timeouts_are_refused(bad: list[str]) -> None:
 def test_a_bad_port_range_is_refused() -> None:
     with pytest.raises(SystemExit, match="LOW-HIGH"):
         parse(["--room-ports", "5-1"])
+
+
+def test_room_settings_reach_the_lobby_and_its_rooms(monkeypatch) -> None:
+    monkeypatch.setenv("TABLEHOST_TABLES_PER_ROOM", "40")
+    monkeypatch.setenv("TABLEHOST_GAME_MODULES", "pkg.games:RULES")
+    lobby = parse(["--rooms-per-cpu", "2", "--table-retention", "30", "--game-module", "other:GAME"]).lobby_config()
+    assert (lobby.room.tables_per_room, lobby.rooms_per_cpu, lobby.table_retention_s) == (40, 2.0, 30.0)
+    assert lobby.room.game_modules == ("pkg.games:RULES", "other:GAME")
+
+
+def test_the_free_slot_reserve_defaults_to_a_quarter_of_a_room_and_never_below_two() -> None:
+    assert parse([]).lobby_config().free_slots == 125
+    assert parse(["--tables-per-room", "1"]).lobby_config().free_slots == 2
+    assert parse(["--tables-per-room", "1", "--free-slots", "0"]).lobby_config().free_slots == 0
+
+
+@pytest.mark.parametrize("bad", [["--tables-per-room", "0"], ["--rooms-per-cpu", "0"], ["--free-slots", "-1"],
+                                 ["--max-waiting", "0"]])
+def test_room_and_lobby_bounds_must_make_sense(bad: list[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse(bad)
