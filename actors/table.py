@@ -34,7 +34,7 @@ from actors.outbox import Outbox
 from actors.tokens import SPECTATOR_SEAT
 from games.engine.errors import Reason, RuleError
 from games.engine.match import GameRules, Match
-from games.engine.views import View, canonical_bytes, diff, view_hash
+from games.engine.views import EncodedView, View, canonical_bytes, delta_bytes, encode_view
 
 log = logging.getLogger("tablehost.table")
 
@@ -150,11 +150,10 @@ class Table:
         # The views published per move: every seat's, and the spectators'
         # only while a spectator is watching (nobody needs it otherwise).
         self._viewers: list[int] = list(range(len(players)))
-        self._views: dict[int, View] = {v: self._view_of(v) for v in self._viewers}
-        self._hashes: dict[int, str] = {v: view_hash(view) for v, view in self._views.items()}
+        self._views: dict[int, EncodedView] = {v: encode_view(self._view_of(v)) for v in self._viewers}
         # Per viewer, the seq its views start at and the hash there: what an
         # ack of that seq is checked against (later seqs are in the log).
-        self._base: dict[int, tuple[int, str]] = {v: (0, h) for v, h in self._hashes.items()}
+        self._base: dict[int, tuple[int, str]] = {v: (0, view.hash) for v, view in self._views.items()}
         self._spectators = 0
         self._log: list[Change] = []
         self._outcomes: dict[tuple[int, str], Outcome] = {}
@@ -300,7 +299,7 @@ class Table:
     def _hash_at(self, viewer: int, seq: int) -> str | None:
         base_seq, base_hash = self._base[viewer]
         if seq == self.seq:
-            return self._hashes[viewer]
+            return self._views[viewer].hash
         if seq == base_seq:
             return base_hash
         if base_seq < seq < self.seq:
@@ -312,18 +311,17 @@ class Table:
         self._spectators += 1
         if SPECTATOR_SEAT in self._views:
             return
-        view = self._view_of(SPECTATOR_SEAT)
-        self._views[SPECTATOR_SEAT], self._hashes[SPECTATOR_SEAT] = view, view_hash(view)
-        self._base[SPECTATOR_SEAT] = (self.seq, self._hashes[SPECTATOR_SEAT])
+        view = self._views[SPECTATOR_SEAT] = encode_view(self._view_of(SPECTATOR_SEAT))
+        self._base[SPECTATOR_SEAT] = (self.seq, view.hash)
         self._viewers.append(SPECTATOR_SEAT)
 
     def _stop_spectator_views(self) -> None:
         self._viewers.remove(SPECTATOR_SEAT)
-        del self._views[SPECTATOR_SEAT], self._hashes[SPECTATOR_SEAT], self._base[SPECTATOR_SEAT]
+        del self._views[SPECTATOR_SEAT], self._base[SPECTATOR_SEAT]
 
     def _snapshot(self, viewer: int) -> SnapshotOut:
         view = self._views[viewer]
-        return SnapshotOut(self.seq, canonical_bytes(view), self._hashes[viewer], viewer, self.table_id)
+        return SnapshotOut(self.seq, view.data, view.hash, viewer, self.table_id)
 
     def _game_over(self) -> GameOverOut:
         result = self.match.result or {}
@@ -342,10 +340,9 @@ class Table:
         self.seq += 1
         deltas: dict[int, tuple[bytes, str]] = {}
         for viewer, new_view in new_views.items():
-            delta_bytes = canonical_bytes(diff(self._views[viewer], new_view))
-            new_hash = view_hash(new_view)
-            self._views[viewer], self._hashes[viewer] = new_view, new_hash
-            deltas[viewer] = (delta_bytes, new_hash)
+            encoded = encode_view(new_view)
+            deltas[viewer] = (delta_bytes(self._views[viewer], encoded), encoded.hash)
+            self._views[viewer] = encoded
         change = Change(self.seq, act_id, automatic, deltas)
         self._log.append(change)
         if first is not None and first in self._subscribers:

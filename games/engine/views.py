@@ -15,6 +15,7 @@ all three for implementers in other languages.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 import msgpack
@@ -58,7 +59,7 @@ _PLAIN_SCALARS = frozenset({str, int, bool, type(None), bytes})
 
 
 def canonical_bytes(value: Any) -> bytes:
-    return msgpack.packb(_sorted_tree(value), use_bin_type=True)
+    return _PACK(_sorted_tree(value))
 
 
 def decode(data: bytes) -> Any:
@@ -103,6 +104,79 @@ def _same(a: Any, b: Any) -> bool:
     if kind is list or kind is tuple:
         return all(map(_same, a, b))
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedView:
+    """A view with the canonical bytes of each top-level value, of the whole
+    view and its hash, computed once. A host publishing a view every move
+    encodes each value once and reuses the bytes three times: in the view's
+    hash, to find what changed (equal bytes are equal values, types and
+    all), and inside the delta."""
+
+    view: View
+    fields: dict[str, bytes]
+    data: bytes
+    hash: str
+
+
+def encode_view(view: View) -> EncodedView:
+    """The same bytes as canonical_bytes(view): a map header, then each key
+    and its value's canonical bytes in key order."""
+    fields = {}
+    for key in view:
+        if type(key) is not str:
+            raise TypeError(f"canonical maps have str keys only, got {key!r}")
+        value = view[key]
+        fields[key] = _PACK(value) if type(value) in _PLAIN_SCALARS else canonical_bytes(value)
+    parts = [_map_header(len(fields))]
+    for key in sorted(fields):
+        parts.append(_PACK(key))
+        parts.append(fields[key])
+    data = b"".join(parts)
+    return EncodedView(view, fields, data, hashlib.sha256(data).hexdigest())
+
+
+def delta_bytes(old: EncodedView, new: EncodedView) -> bytes:
+    """canonical_bytes(diff(old.view, new.view)), reusing the encoded values:
+    a top-level value whose bytes did not change is not looked at again."""
+    ops: list[bytes] = []
+    for key in old.fields:
+        if key not in new.fields:
+            ops.append(canonical_bytes([[key]]))
+    for key, encoded in new.fields.items():
+        before = old.fields.get(key)
+        if before == encoded:
+            continue
+        if before is not None and type(old.view[key]) is dict and type(new.view[key]) is dict:
+            nested: Delta = []
+            _diff_maps(old.view[key], new.view[key], [key], nested)
+            ops.extend(canonical_bytes(op) for op in nested)
+        else:
+            ops.append(_SET_OP_HEADER + _PACK([key]) + encoded)
+    return _array_header(len(ops)) + b"".join(ops)
+
+
+# One packer for every encoding: msgpack.packb builds a Packer per call, and
+# pack() runs in C under the GIL, so sharing it is safe.
+_PACK = msgpack.Packer(use_bin_type=True).pack
+_SET_OP_HEADER = b"\x92"  # a two-element array: [path, value]
+
+
+def _map_header(size: int) -> bytes:
+    if size < 16:
+        return bytes([0x80 | size])
+    if size < 1 << 16:
+        return b"\xde" + size.to_bytes(2, "big")
+    return b"\xdf" + size.to_bytes(4, "big")
+
+
+def _array_header(size: int) -> bytes:
+    if size < 16:
+        return bytes([0x90 | size])
+    if size < 1 << 16:
+        return b"\xdc" + size.to_bytes(2, "big")
+    return b"\xdd" + size.to_bytes(4, "big")
 
 
 def apply_delta(view: View, delta: Delta) -> View:

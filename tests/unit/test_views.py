@@ -1,4 +1,4 @@
-"""Canonical encoding, view hash and deltas (R-P2, R-P6; docs/protocol.md sections 3-5)."""
+"""Canonical encoding, view hash and deltas (docs/protocol.md sections 3-5)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import hashlib
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from games.engine.views import apply_delta, canonical_bytes, decode, diff, view_hash
+from games.engine.views import apply_delta, canonical_bytes, decode, delta_bytes, diff, encode_view, view_hash
 
 # --- canonical encoding --------------------------------------------------------------
 
@@ -229,3 +231,33 @@ def test_an_operation_needs_a_path() -> None:
 def test_an_operation_has_one_or_two_elements() -> None:
     with pytest.raises(ValueError):
         apply_delta({"a": 1}, [[["a"], 1, 2]])
+
+
+# --- the encoded view a room publishes from ------------------------------------------
+
+_scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=8) | st.binary(max_size=8)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=12,
+)
+_views = st.dictionaries(st.text(max_size=6), _values, max_size=18)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_views)
+def test_an_encoded_view_has_the_canonical_bytes_and_hash_of_the_view(view: dict) -> None:
+    encoded = encode_view(view)
+    assert encoded.data == canonical_bytes(view)
+    assert encoded.hash == view_hash(view)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_views, _views)
+def test_a_delta_from_encoded_views_has_the_bytes_of_the_canonical_delta(old: dict, new: dict) -> None:
+    assert delta_bytes(encode_view(old), encode_view(new)) == canonical_bytes(diff(old, new))
+
+
+def test_an_encoded_view_of_sixteen_keys_or_more_takes_the_larger_map_header() -> None:
+    view = {f"k{i:02d}": i for i in range(20)}
+    assert encode_view(view).data == canonical_bytes(view) and encode_view(view).data[0] == 0xDE
