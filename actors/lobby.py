@@ -26,6 +26,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from actors.config import LobbyConfig
 from actors.matchmaking import Entrant, Group, LobbyRefused, Matchmaker, Refusal
+from actors.process_tuning import tune_garbage_collection
 from actors.placement import Placement, Room, RoomState
 from actors.room import RoomActor
 from actors.table_directory import TableDirectory, TableRecord
@@ -113,6 +114,7 @@ class LobbyActor:
         serve (or `timeout_s`); idempotent."""
         if self._janitor is None:
             self._janitor = asyncio.get_running_loop().create_task(self._tidy_forever())
+            tune_garbage_collection()
         self._refresh_nodes(force=True)
         self._start_rooms_wanted()
         deadline = time.monotonic() + timeout_s

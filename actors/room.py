@@ -25,6 +25,7 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from actors.config import RoomConfig
+from actors.process_tuning import tune_garbage_collection
 from actors.server_options import server_options
 from actors.table import Table
 from actors.table_service import TableService
@@ -96,6 +97,7 @@ class RoomActor:
             self._stopped = asyncio.Event()
             self.endpoint = f"{self.config.bind_host}:{port}"
             self._sweeper = asyncio.get_running_loop().create_task(self._close_deserted_tables())
+            tune_garbage_collection()
             log.info("room %s serving up to %d tables on %s", self.room_id, self.config.tables_per_room, self.endpoint)
         return {
             "room_id": self.room_id,

@@ -13,10 +13,12 @@ from host.config import HostConfig
 
 
 async def _serve(config: HostConfig) -> None:
+    from actors.process_tuning import tune_garbage_collection
     from host.server import Host
 
     host = Host(config)
     await host.start()
+    tune_garbage_collection()
     print(f"listening on {host.target}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -105,6 +107,10 @@ def main(argv: list[str] | None = None) -> None:
 
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    if args.command in ("serve", "demo"):
+        from actors.process_tuning import raise_open_files_limit
+
+        raise_open_files_limit()
     if args.command == "serve":
         logging.getLogger("tablehost").setLevel(logging.INFO)
         asyncio.run(_serve(HostConfig.from_args(args)))

@@ -41,7 +41,8 @@ class Waiter:
 
 
 class WaitingRoom:
-    """The waiting players of one front door and its two calls to the lobby."""
+    """The waiting players of one front door and its two calls to the lobby.
+    Made and used on the front door's event loop."""
 
     def __init__(self, lobby: Any, max_waiting: int, poll_timeout_s: float = POLL_TIMEOUT_S) -> None:
         self.door_id = f"door-{uuid.uuid4().hex[:12]}"
@@ -54,13 +55,15 @@ class WaitingRoom:
         self._answers: list[tuple[int, str, bool]] = []
         self._outgoing = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        # Looked up once: asyncio.get_running_loop() costs a system call.
+        self._loop = asyncio.get_running_loop()
 
     @property
     def waiting(self) -> int:
         return len(self._waiters)
 
     def start(self) -> None:
-        loop = asyncio.get_running_loop()
+        loop = self._loop
         self._tasks = [
             loop.create_task(self._send_forever(), name=f"{self.door_id} sender"),
             loop.create_task(self._poll_forever(), name=f"{self.door_id} poller"),
@@ -80,7 +83,7 @@ class WaitingRoom:
         if len(self._waiters) >= self._max_waiting:
             raise LobbyRefused(Refusal.RESOURCE_EXHAUSTED,
                                f"this front door holds {self._max_waiting} waiting players already; try another or later")
-        waiter = Waiter(ticket, asyncio.get_running_loop().create_future())
+        waiter = Waiter(ticket, self._loop.create_future())
         self._waiters[ticket] = waiter
         self._joins[ticket] = {**join, "ticket": ticket}
         self._outgoing.set()
