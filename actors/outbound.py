@@ -3,6 +3,7 @@ servicer turns them into protobuf at the edge (table_service.py)."""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 
@@ -46,13 +47,20 @@ class GameOverOut:
     winner: int
 
 
+class StreamEnd(enum.Enum):
+    """How a table's stream ends when the room closes it."""
+
+    FINISHED = "finished"  # the game is over and every message was sent: status OK
+    UNAVAILABLE = "unavailable"  # closed unfinished (deserted) or the room is stopping
+    FAILED = "failed"  # the game's rules failed: status INTERNAL
+
+
 @dataclass(frozen=True, slots=True)
 class CloseOut:
-    """End the stream: the table closed (finished, deserted, or its rules
-    failed: `internal_error`) or the room is shutting down."""
+    """End the stream, after whatever was queued before it."""
 
     details: str
-    internal_error: bool = False
+    ending: StreamEnd = StreamEnd.UNAVAILABLE
 
 
 # Reasons only the host can give (the rules never see seats or tokens).

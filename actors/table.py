@@ -29,6 +29,7 @@ from actors.outbound import (
     Outbound,
     RejectionOut,
     SnapshotOut,
+    StreamEnd,
 )
 from actors.outbox import Outbox
 from actors.tokens import SPECTATOR_SEAT
@@ -159,6 +160,9 @@ class Table:
         self._outcomes: dict[tuple[int, str], Outcome] = {}
         self._subscribers: set[Subscriber] = set()
         self._timer: asyncio.TimerHandle | None = None
+        # The room's loop, looked up once: asyncio.get_running_loop() makes a
+        # system call each time, and the timer is set again on every move.
+        self._loop = asyncio.get_running_loop()
         self._schedule_timer()
 
     # -- streams -------------------------------------------------------------
@@ -213,13 +217,19 @@ class Table:
         if not self._subscribers and self._owner is not None:
             self._owner.table_idle(self)
 
-    def close(self, details: str, *, internal_error: bool = False) -> None:
-        """Stop the timer and end every stream: the room is done with the table."""
+    def close(self, details: str) -> None:
+        """Stop the timer and end every stream: the room is done with the table.
+        A finished game's streams end with OK, so a client reading its final
+        messages is never cut off by an error status."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self.failure is not None:
+            ending = StreamEnd.FAILED
+        else:
+            ending = StreamEnd.FINISHED if self.over else StreamEnd.UNAVAILABLE
         for subscriber in self._subscribers:
-            subscriber.outbox.put(CloseOut(details, internal_error))
+            subscriber.outbox.put(CloseOut(details, ending))
         self._subscribers.clear()
 
     # -- client messages -----------------------------------------------------
@@ -333,14 +343,16 @@ class Table:
         """Log one change and queue it to every stream; the committer's stream
         first, since its player is the one waiting on the outcome."""
         try:
-            new_views = {viewer: self._view_of(viewer) for viewer in self._viewers}
+            new_views = self.match.views([None if v == SPECTATOR_SEAT else v for v in self._viewers])
         except Exception as error:  # a bug in the game's views: same as in its actions
             self._fail("its views failed after a move", error)
             return
         self.seq += 1
         deltas: dict[int, tuple[bytes, str]] = {}
-        for viewer, new_view in new_views.items():
-            encoded = encode_view(new_view)
+        shared: dict[int, bytes] = {}  # values the views share, encoded once
+        for seat, new_view in new_views.items():
+            viewer = SPECTATOR_SEAT if seat is None else seat
+            encoded = encode_view(new_view, shared)
             deltas[viewer] = (delta_bytes(self._views[viewer], encoded), encoded.hash)
             self._views[viewer] = encoded
         change = Change(self.seq, act_id, automatic, deltas)
@@ -379,9 +391,8 @@ class Table:
         deadline = self.match.deadline_ms
         if deadline is None:
             return
-        loop = asyncio.get_running_loop()
         delay = max(0.0, (deadline - self.clock()) / 1000)
-        self._timer = loop.call_later(delay, self._expire, self.seq)
+        self._timer = self._loop.call_later(delay, self._expire, self.seq)
 
     def _expire(self, scheduled_at_seq: int) -> None:
         self._timer = None
@@ -402,7 +413,7 @@ class Table:
         trusted. Only this table's streams end; the room's others go on."""
         self.failure = f"table {self.table_id} was closed: {what} ({type(error).__name__}: {error})"
         log.error("table failed table=%s seq=%d: %s", self.table_id, self.seq, self.failure, exc_info=error)
-        self.close(self.failure, internal_error=True)
+        self.close(self.failure)
         if self._owner is not None:
             self._owner.table_failed(self, self.failure)
 

@@ -23,6 +23,7 @@ from actors.outbound import (
     Outbound,
     RejectionOut,
     SnapshotOut,
+    StreamEnd,
 )
 from actors.table import Subscriber, Table, wall_clock_ms
 from actors.tokens import TokenError, verify_seat_token
@@ -119,7 +120,9 @@ class TableService(table_pb2_grpc.TableServicer):
                     if message is _CLIENT_DONE:
                         return
                     if isinstance(message, CloseOut):
-                        code = grpc.StatusCode.INTERNAL if message.internal_error else grpc.StatusCode.UNAVAILABLE
+                        if message.ending is StreamEnd.FINISHED:
+                            return
+                        code = grpc.StatusCode.INTERNAL if message.ending is StreamEnd.FAILED else grpc.StatusCode.UNAVAILABLE
                         await context.abort(code, message.details)
                     yield to_proto(message)
         finally:

@@ -6,7 +6,7 @@ the table: whose turn, what lies on the table, who passed, who won."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from games.bigtwo.cards import FULL_DECK, card_order, sort_cards
 from games.bigtwo.combos import Combination, beats, classify
@@ -234,14 +234,18 @@ class BigTwo:
         return {"type": PASS}
 
     def view(self, state: State, seat: int | None) -> View:
-        """What `seat` may see (None: a spectator). Built from an explicit
-        list of public fields plus the seat's own hand, so nothing hidden can
-        slip in: never another hand, never the deck's order."""
+        """What `seat` may see (None: a spectator)."""
+        return self.views(state, [seat])[seat]
+
+    def views(self, state: State, seats: Sequence[int | None]) -> dict[int | None, View]:
+        """Each seat's view (None: a spectator's). Built from an explicit list
+        of public fields plus the seat's own hand, so nothing hidden can slip
+        in: never another hand, never the deck's order. The public fields are
+        built once and shared by every view (a host encodes them once)."""
         variables = state["variables"]
         to_act = self.to_act(state)
-        view: View = {
+        public: View = {
             "game": self.name,
-            "seat": -1 if seat is None else seat,
             "players": [player["id"] for player in state["players"]],
             "to_act": to_act,
             "deadline_ms": variables[VAR_DEADLINE],
@@ -251,11 +255,15 @@ class BigTwo:
             "first_play": variables[VAR_FIRST_PLAY],
             "result": variables[VAR_RESULT],
         }
-        if seat is not None:
-            view["hand"] = sort_cards(_hand(state, seat))
-            if to_act == seat:
-                view["legal_actions"] = self.legal_actions(state, seat)
-        return view
+        views: dict[int | None, View] = {}
+        for seat in seats:
+            view = dict(public, seat=-1 if seat is None else seat)
+            if seat is not None:
+                view["hand"] = sort_cards(_hand(state, seat))
+                if to_act == seat:
+                    view["legal_actions"] = self.legal_actions(state, seat)
+            views[seat] = view
+        return views
 
 
 RULES = BigTwo()

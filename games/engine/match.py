@@ -36,6 +36,11 @@ class GameRules(Protocol):
 
     def view(self, state: State, seat: int | None) -> View: ...
 
+    def views(self, state: State, seats: Sequence[int | None]) -> dict[int | None, View]:
+        """Several seats' views at once (None: a spectator's), equal to
+        calling view() for each; values they share may be the same objects."""
+        ...
+
     def to_act(self, state: State) -> int | None: ...
 
     def deadline_ms(self, state: State) -> int | None: ...
@@ -122,6 +127,9 @@ class Match:
 
     def view(self, seat: int | None) -> View:
         return self.rules.view(self.state, seat)
+
+    def views(self, seats: Sequence[int | None]) -> dict[int | None, View]:
+        return self.rules.views(self.state, seats)
 
     def state_hash(self) -> str:
         return view_hash(self.state)

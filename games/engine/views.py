@@ -120,15 +120,27 @@ class EncodedView:
     hash: str
 
 
-def encode_view(view: View) -> EncodedView:
+def encode_view(view: View, shared: dict[int, bytes] | None = None) -> EncodedView:
     """The same bytes as canonical_bytes(view): a map header, then each key
-    and its value's canonical bytes in key order."""
+    and its value's canonical bytes in key order.
+
+    `shared` remembers encoded values by object identity across views built
+    together (a game's public fields, the same objects in every seat's
+    view), so each is encoded once; it must not outlive those views."""
     fields = {}
     for key in view:
         if type(key) is not str:
             raise TypeError(f"canonical maps have str keys only, got {key!r}")
         value = view[key]
-        fields[key] = _PACK(value) if type(value) in _PLAIN_SCALARS else canonical_bytes(value)
+        if type(value) in _PLAIN_SCALARS:
+            fields[key] = _PACK(value)
+        elif shared is None:
+            fields[key] = canonical_bytes(value)
+        else:
+            encoded = shared.get(id(value))
+            if encoded is None:
+                encoded = shared[id(value)] = canonical_bytes(value)
+            fields[key] = encoded
     parts = [_map_header(len(fields))]
     for key in sorted(fields):
         parts.append(_PACK(key))

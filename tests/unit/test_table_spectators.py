@@ -84,3 +84,24 @@ def test_a_spectator_reconnecting_while_watched_gets_exactly_the_missed_deltas()
     watching, again = asyncio.run(scenario())
     assert [m.seq for m in again] == [2, 3] and all(isinstance(m, DeltaOut) for m in again)
     assert [m.view_hash for m in again] == [m.view_hash for m in watching if isinstance(m, DeltaOut)][1:]
+
+
+def test_a_finished_tables_streams_end_cleanly_after_their_last_messages() -> None:
+    """A finished game's close ends each stream after GameOver, as FINISHED
+    (status OK): an error status could cut off the messages still queued."""
+    from actors.outbound import GameOverOut, StreamEnd
+
+    async def scenario():
+        table = Table("t-s4", BIGTWO, 14, ["a", "b", "c", "d"], {})
+        streams = seated_streams(table)
+        while not table.over:
+            play_one_move(table, streams)
+        table.close("the game is over")
+        unfinished = Table("t-s5", BIGTWO, 15, ["a", "b", "c", "d"], {})
+        left = unfinished.subscribe(0, 0)
+        unfinished.close("every player left the table")
+        return streams[0].outbox.take_all(), left.outbox.take_all()
+
+    finished, deserted = asyncio.run(scenario())
+    assert isinstance(finished[-2], GameOverOut) and finished[-1].ending is StreamEnd.FINISHED
+    assert deserted[-1].ending is StreamEnd.UNAVAILABLE
