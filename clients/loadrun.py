@@ -25,12 +25,17 @@ _MAX_ERROR_MESSAGES = 20
 
 @dataclass
 class Summary:
-    """The outcome of one load run. `ok` means every table finished its game
-    with no desync and no error."""
+    """The outcome of one load run. `ok` means every bot of the run played its
+    game to the end, with no desync and no error. Bots queue in the public
+    queue, so runs sharing a host may share tables: `games_completed` counts
+    the distinct tables this run's bots finished, which can then exceed
+    `tables_expected` (the tables' worth of bots this run started)."""
 
     game: str
     bot: str
     tables_expected: int
+    bots_expected: int = 0
+    bots_finished: int = 0
     games_completed: int = 0
     moves: int = 0
     rejects: int = 0
@@ -50,7 +55,7 @@ class Summary:
 
     @property
     def ok(self) -> bool:
-        return self.games_completed == self.tables_expected and self.desyncs == 0 and self.errors == 0
+        return self.bots_finished == self.bots_expected and self.desyncs == 0 and self.errors == 0
 
     def to_json_dict(self) -> dict[str, Any]:
         return {
@@ -58,6 +63,8 @@ class Summary:
             "bot": self.bot,
             "ok": self.ok,
             "tables_expected": self.tables_expected,
+            "bots_expected": self.bots_expected,
+            "bots_finished": self.bots_finished,
             "games_completed": self.games_completed,
             "moves": self.moves,
             "moves_per_s": round(self.moves_per_s, 1),
@@ -78,8 +85,8 @@ def format_summary(summary: Summary) -> str:
     """The summary as a few lines for a person at a terminal."""
     verdict = "OK" if summary.ok else "FAILED"
     lines = [
-        f"{summary.game} with {summary.bot} bots: {summary.games_completed}/{summary.tables_expected} "
-        f"tables finished in {summary.elapsed_s:.1f} s: {verdict}",
+        f"{summary.game} with {summary.bot} bots: {summary.bots_finished}/{summary.bots_expected} bots finished "
+        f"their game at {summary.games_completed} tables in {summary.elapsed_s:.1f} s: {verdict}",
         f"moves {summary.moves} ({summary.moves_per_s:.0f}/s); commit round trip "
         f"p50 {summary.p50_ms:.2f} ms, p99 {summary.p99_ms:.2f} ms",
         f"rejects {summary.rejects}, desyncs {summary.desyncs}, gaps {summary.gaps}, "
@@ -107,6 +114,7 @@ class _Run:
             self.summary.error_messages.append(message)
 
     def table_finished(self, table_id: str) -> None:
+        self.summary.bots_finished += 1
         if table_id in self.finished_tables:
             return
         self.finished_tables.add(table_id)
@@ -135,7 +143,7 @@ async def run_tables(
     if tables < 1:
         raise ValueError(f"a load run needs at least one table, got {tables}")
     make_bot(bot)  # an unknown bot name fails here, not in every task
-    run = _Run(Summary(game, bot, tables), PlayStats(), progress=progress)
+    run = _Run(Summary(game, bot, tables, bots_expected=seats_per_table * tables), PlayStats(), progress=progress)
     started = time.perf_counter()
     tasks = [
         asyncio.create_task(_play_one_bot(run, target, game, bot, seed + index, index))

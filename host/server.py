@@ -38,7 +38,10 @@ def start_ray(config: HostConfig) -> None:
     if ray.is_initialized():
         return
     if config.ray_address is None:
-        ray.init(namespace=NAMESPACE, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        # address="local": start a Ray of our own, even if another cluster on
+        # this machine has left its address where ray.init() would find it.
+        ray.init(address="local", namespace=NAMESPACE, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False)
     else:
         ray.init(address=config.ray_address, namespace=NAMESPACE, log_to_driver=False)
 
