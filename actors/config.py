@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Chosen from measurements (docs/benchmarks.md, "Rooms at scale"): a table
-# costs well under 1 MiB in a room, and a room's one event loop keeps its
-# move latency flat well past this many busy tables; beyond it a crash
-# would take too many games at once.
+# Chosen from measurements (docs/benchmarks.md, "Tables held open" and
+# "Rooms per CPU"): a table costs about 0.3 MiB and 4 open files (one per
+# player's connection) in its room, so 500 tables are ~150 MiB and ~2,000
+# files; a room's one event loop runs about 2,000 bot moves a second, i.e.
+# 4 a second per table at 500 tables, far above people playing cards. A
+# room holds every game a crash of its process would lose until checkpoints
+# exist, which is what keeps the number from being larger.
 DEFAULT_TABLES_PER_ROOM = 500
 
 
