@@ -101,6 +101,11 @@ class LobbyActor:
         self.directory = TableDirectory(config.table_retention_s)
         self.doors: dict[str, DoorMailbox] = {}
         self._awaiting_room: deque[PendingTable] = deque()
+        # Tables placed in a room and not yet opened there; one open_tables
+        # call is in flight per room at a time, and what is placed meanwhile
+        # goes in its next call, so a burst opens in a few large batches.
+        self._to_open: dict[str, list[PendingTable]] = {}
+        self._opening: set[str] = set()
         self._room_counter = 0
         self._table_counter = 0
         self._no_room_starts_until = 0.0
@@ -302,20 +307,30 @@ class LobbyActor:
     # -- placing tables in rooms ---------------------------------------------------------
 
     def _place_awaiting(self) -> None:
-        """Give each confirmed group a slot (least-loaded room first) and open
-        them with one call per room; start rooms if the slots run short."""
-        batches: dict[str, tuple[Room, list[PendingTable]]] = {}
+        """Give each confirmed group a slot (least-loaded room first) and have
+        each room open its new tables; start rooms if the slots run short."""
+        placed: dict[str, Room] = {}
         while self._awaiting_room:
             room = self.placement.place(self._awaiting_room[0].table_id)
             if room is None:
                 break
-            pending = self._awaiting_room.popleft()
-            batches.setdefault(room.room_id, (room, []))[1].append(pending)
-        for room, batch in batches.values():
-            self._spawn(self._open_tables(room, batch))
+            self._to_open.setdefault(room.room_id, []).append(self._awaiting_room.popleft())
+            placed[room.room_id] = room
+        for room_id, room in placed.items():
+            if room_id not in self._opening:
+                self._opening.add(room_id)
+                self._spawn(self._open_in(room))
         self._start_rooms_wanted()
         if self._awaiting_room and not self.placement.starting and not self.placement.free:
             self._fail_awaiting_if_no_room_can_start()
+
+    async def _open_in(self, room: Room) -> None:
+        """Open what is placed in `room`, one call at a time, until nothing is left."""
+        try:
+            while batch := self._to_open.pop(room.room_id, None):
+                await self._open_tables(room, batch)
+        finally:
+            self._opening.discard(room.room_id)
 
     async def _open_tables(self, room: Room, batch: list[PendingTable]) -> None:
         requests = [
@@ -456,9 +471,11 @@ class LobbyActor:
         if room is None:
             return
         lost = self.directory.lose_room(room_id, time.monotonic())
+        # Tables placed in it but not yet sent keep their confirmation: elsewhere.
+        self._awaiting_room.extendleft(reversed(self._to_open.pop(room_id, [])))
         log.warning("room %s on node %s is gone (%s); %d tables lost with it; it takes no more tables",
                     room_id, room.node_id[:12], why, len(lost))
-        self._start_rooms_wanted()
+        self._place_awaiting()  # starts a replacement room if the slots now run short
 
     async def _release_room(self, room: Room) -> None:
         try:

@@ -88,23 +88,33 @@ def test_status_of_a_host_that_is_not_there_fails_with_its_reason() -> None:
     assert failed.returncode == 1 and "UNAVAILABLE" in failed.stderr
 
 
-def test_one_table_per_room_gives_each_table_a_process_of_its_own() -> None:
-    """The isolation setting, on a host with an embedded Ray of its own."""
-    serve = subprocess.Popen(TABLEHOST + ["serve", "--port", "0", "--tables-per-room", "1"],
+def test_one_table_per_room_gives_each_table_a_process_of_its_own_and_idle_rooms_are_released() -> None:
+    """The isolation setting, on a host with an embedded Ray of its own: three
+    tables at once need three rooms beside the reserve; once the games are over,
+    the rooms beyond one per CPU and the reserve of two free slots are released."""
+    serve = subprocess.Popen(TABLEHOST + ["serve", "--port", "0", "--tables-per-room", "1", "--idle-release", "1"],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def status(target: str) -> dict:
+        return json.loads(subprocess.run(TABLEHOST + ["status", "--target", target, "--json"],
+                                         capture_output=True, text=True, timeout=60).stdout)
+
     try:
         target = wait_for_line(serve, "listening on ", 90).removeprefix("listening on ")
         bots = subprocess.run(TABLEHOST + ["bots", "--target", target, "--tables", "3", "--json"],
                               capture_output=True, text=True, timeout=120)
-        status = json.loads(subprocess.run(TABLEHOST + ["status", "--target", target, "--json"],
-                                           capture_output=True, text=True, timeout=60).stdout)
+        after_games = status(target)
+        deadline = time.monotonic() + 60
+        while (settled := status(target))["rooms"] > 2 and time.monotonic() < deadline:
+            time.sleep(0.5)
         serve.send_signal(signal.SIGTERM)
         assert serve.wait(30) == 0
     finally:
         if serve.poll() is None:
             serve.kill()
     assert json.loads(bots.stdout.strip().splitlines()[-1])["games_completed"] == 3
-    rooms = [room for node in status["nodes"] for room in node["rooms"]]
+    rooms = [room for node in after_games["nodes"] for room in node["rooms"]]
     # Three tables played at once, one per room: at least three room processes.
     assert all(room["capacity"] == 1 for room in rooms)
-    assert int(status["tables_started"]) == 3 and len({room["pid"] for room in rooms}) >= 3
+    assert int(after_games["tables_started"]) == 3 and len({room["pid"] for room in rooms}) >= 3
+    assert settled["rooms"] == 2 and settled["free_slots"] == 2
