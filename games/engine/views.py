@@ -170,25 +170,12 @@ def delta_bytes(old: EncodedView, new: EncodedView) -> bytes:
 
 
 # One packer for every encoding: msgpack.packb builds a Packer per call, and
-# pack() runs in C under the GIL, so sharing it is safe.
-_PACK = msgpack.Packer(use_bin_type=True).pack
-_SET_OP_HEADER = b"\x92"  # a two-element array: [path, value]
-
-
-def _map_header(size: int) -> bytes:
-    if size < 16:
-        return bytes([0x80 | size])
-    if size < 1 << 16:
-        return b"\xde" + size.to_bytes(2, "big")
-    return b"\xdf" + size.to_bytes(4, "big")
-
-
-def _array_header(size: int) -> bytes:
-    if size < 16:
-        return bytes([0x90 | size])
-    if size < 1 << 16:
-        return b"\xdc" + size.to_bytes(2, "big")
-    return b"\xdd" + size.to_bytes(4, "big")
+# its methods run in C under the GIL, so sharing it is safe.
+_PACKER = msgpack.Packer(use_bin_type=True)
+_PACK = _PACKER.pack
+_map_header = _PACKER.pack_map_header
+_array_header = _PACKER.pack_array_header
+_SET_OP_HEADER = _array_header(2)  # an operation [path, value]
 
 
 def apply_delta(view: View, delta: Delta) -> View:
