@@ -24,15 +24,15 @@ from typing import Any, Coroutine
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from actors.config import LobbyConfig
-from actors.matchmaking import Entrant, Group, LobbyRefused, Matchmaker, Refusal
-from actors.process_tuning import tune_garbage_collection
-from actors.placement import Placement, Room, RoomState
-from actors.room import RoomActor
-from actors.table_directory import TableDirectory, TableRecord
-from actors.tokens import SPECTATOR_SEAT, SeatClaim, sign_seat_token
-from games.engine.rng import Random
-from games.registry import GameCatalog, UnknownGame, UnknownVariant
+from tablehost.actors.config import LobbyConfig
+from tablehost.actors.matchmaking import Entrant, Group, LobbyRefused, Matchmaker, Refusal
+from tablehost.actors.process_tuning import tune_garbage_collection
+from tablehost.actors.placement import Placement, Room, RoomState
+from tablehost.actors.room import RoomActor
+from tablehost.actors.table_directory import TableDirectory, TableRecord
+from tablehost.actors.tokens import SPECTATOR_SEAT, SeatClaim, sign_seat_token
+from tablehost.games.engine.rng import Random
+from tablehost.games.registry import GameCatalog, UnknownGame, UnknownVariant
 
 log = logging.getLogger("tablehost.lobby")
 

@@ -24,13 +24,13 @@ import ray
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from actors.config import RoomConfig
-from actors.process_tuning import tune_garbage_collection
-from actors.server_options import server_options
-from actors.table import Table
-from actors.table_service import TableService
-from games.engine.rng import Random
-from games.registry import GameCatalog
+from tablehost.actors.config import RoomConfig
+from tablehost.actors.process_tuning import tune_garbage_collection
+from tablehost.actors.server_options import server_options
+from tablehost.actors.table import Table
+from tablehost.actors.table_service import TableService
+from tablehost.games.engine.rng import Random
+from tablehost.games.registry import GameCatalog
 from tablehost.v1 import table_pb2, table_pb2_grpc
 
 log = logging.getLogger("tablehost.room")

@@ -18,7 +18,7 @@ from typing import Any, Callable, Protocol
 
 import msgpack
 
-from actors.outbound import (
+from tablehost.actors.outbound import (
     NOT_YOUR_SEAT,
     PROTOCOL,
     RATE_LIMITED,
@@ -31,11 +31,11 @@ from actors.outbound import (
     SnapshotOut,
     StreamEnd,
 )
-from actors.outbox import Outbox
-from actors.tokens import SPECTATOR_SEAT
-from games.engine.errors import Reason, RuleError
-from games.engine.match import GameRules, Match
-from games.engine.views import EncodedView, View, canonical_bytes, delta_bytes, encode_view
+from tablehost.actors.outbox import Outbox
+from tablehost.actors.tokens import SPECTATOR_SEAT
+from tablehost.games.engine.errors import Reason, RuleError
+from tablehost.games.engine.match import GameRules, Match
+from tablehost.games.engine.views import EncodedView, View, canonical_bytes, delta_bytes, encode_view
 
 log = logging.getLogger("tablehost.table")
 

@@ -12,7 +12,7 @@ from typing import AsyncIterator, Mapping
 import grpc
 from grpc import aio
 
-from actors.outbound import (
+from tablehost.actors.outbound import (
     BAD_TOKEN,
     PROTOCOL,
     RATE_LIMITED,
@@ -25,8 +25,8 @@ from actors.outbound import (
     SnapshotOut,
     StreamEnd,
 )
-from actors.table import Subscriber, Table, wall_clock_ms
-from actors.tokens import TokenError, verify_seat_token
+from tablehost.actors.table import Subscriber, Table, wall_clock_ms
+from tablehost.actors.tokens import TokenError, verify_seat_token
 from tablehost.v1 import table_pb2 as pb
 from tablehost.v1 import table_pb2_grpc
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import msgpack
 
-from games.engine.views import canonical_bytes
+from tablehost.games.engine.views import canonical_bytes
 
 SPECTATOR_SEAT = -1
 

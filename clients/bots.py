@@ -15,8 +15,8 @@ from typing import Any, Protocol
 
 from hdrh.histogram import HdrHistogram
 
-from clients.codec import View
-from clients.sdk import GameResult, TableSession
+from tablehost.clients.codec import View
+from tablehost.clients.sdk import GameResult, TableSession
 
 Action = dict[str, Any]
 

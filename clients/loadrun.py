@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from clients.bots import PlayStats, make_bot, play_seat
-from clients.sdk import LobbyClient, TableSession
+from tablehost.clients.bots import PlayStats, make_bot, play_seat
+from tablehost.clients.sdk import LobbyClient, TableSession
 
 # Error messages kept for the summary; the count covers all of them.
 _MAX_ERROR_MESSAGES = 20

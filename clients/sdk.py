@@ -29,7 +29,7 @@ from typing import Any, Literal, TypeVar
 import grpc
 import grpc.aio
 
-from clients.codec import View, apply_delta, decode, encode_action, view_hash
+from tablehost.clients.codec import View, apply_delta, decode, encode_action, view_hash
 from tablehost.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2
 
 log = logging.getLogger("tablehost.client")

@@ -27,9 +27,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from clients.bots import GreedyBot, PlayStats, make_bot, play_seat
-from clients.codec import View
-from clients.sdk import Assignment, GameResult, LobbyClient, SessionDisconnected, TableSession, ViewUpdate
+from tablehost.clients.bots import GreedyBot, PlayStats, make_bot, play_seat
+from tablehost.clients.codec import View
+from tablehost.clients.sdk import Assignment, GameResult, LobbyClient, SessionDisconnected, TableSession, ViewUpdate
 
 Action = dict[str, Any]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable, Mapping
 
-from games.bigtwo.game import RULES as BIGTWO
-from games.engine.match import GameRules
+from tablehost.games.bigtwo.game import RULES as BIGTWO
+from tablehost.games.engine.match import GameRules
 
 BUILT_IN: tuple[GameRules, ...] = (BIGTWO,)
 

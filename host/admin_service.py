@@ -9,7 +9,7 @@ import grpc
 import ray
 from grpc import aio
 
-from host.waiting import WaitingRoom
+from tablehost.host.waiting import WaitingRoom
 from tablehost.v1 import admin_pb2 as pb
 from tablehost.v1 import admin_pb2_grpc
 

@@ -9,12 +9,12 @@ import logging
 import signal
 import sys
 
-from host.config import HostConfig
+from tablehost.host.config import HostConfig
 
 
 async def _serve(config: HostConfig) -> None:
-    from actors.process_tuning import tune_garbage_collection
-    from host.server import Host
+    from tablehost.actors.process_tuning import tune_garbage_collection
+    from tablehost.host.server import Host
 
     host = Host(config)
     await host.start()
@@ -29,7 +29,7 @@ async def _serve(config: HostConfig) -> None:
 
 
 async def _bots(args: argparse.Namespace) -> int:
-    from clients.loadrun import format_summary, run_tables
+    from tablehost.clients.loadrun import format_summary, run_tables
 
     summary = await run_tables(args.target, args.game, args.tables, bot=args.bot, seed=args.seed)
     if args.json:
@@ -43,7 +43,7 @@ async def _status(args: argparse.Namespace) -> int:
     import grpc
     from rich.console import Console
 
-    from host.status_view import fetch_status, print_status, status_json
+    from tablehost.host.status_view import fetch_status, print_status, status_json
 
     try:
         status = await fetch_status(args.target)
@@ -58,14 +58,14 @@ async def _status(args: argparse.Namespace) -> int:
 
 
 async def _play(args: argparse.Namespace) -> None:
-    from clients.terminal import play_in_terminal
+    from tablehost.clients.terminal import play_in_terminal
 
     await play_in_terminal(args.target, args.game, display_name=args.name)
 
 
 async def _demo(config: HostConfig, tables: int, pace_s: float) -> int:
-    from host.demo import run_demo
-    from host.server import Host
+    from tablehost.host.demo import run_demo
+    from tablehost.host.server import Host
 
     host = Host(config)
     await host.start()
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     if args.command in ("serve", "demo"):
-        from actors.process_tuning import raise_open_files_limit
+        from tablehost.actors.process_tuning import raise_open_files_limit
 
         raise_open_files_limit()
     if args.command == "serve":

@@ -8,7 +8,7 @@ import os
 import secrets
 from dataclasses import dataclass, field
 
-from actors.config import DEFAULT_TABLES_PER_ROOM, LobbyConfig, RoomConfig, default_free_slots
+from tablehost.actors.config import DEFAULT_TABLES_PER_ROOM, LobbyConfig, RoomConfig, default_free_slots
 
 
 def _env(name: str, default: str | None = None) -> str | None:

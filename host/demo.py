@@ -8,9 +8,9 @@ from typing import Any
 
 from rich.console import Console
 
-from clients.bots import make_bot
-from clients.sdk import LobbyClient, TableSession, ViewUpdate
-from games.bigtwo.cards import format_cards
+from tablehost.clients.bots import make_bot
+from tablehost.clients.sdk import LobbyClient, TableSession, ViewUpdate
+from tablehost.games.bigtwo.cards import format_cards
 
 def describe(update: ViewUpdate, names: list[str]) -> str | None:
     """One line for one public change, read off the spectator's views."""

@@ -15,10 +15,10 @@ import grpc
 import ray
 from grpc import aio
 
-from actors.lobby import CODE_ALPHABET, CODE_LENGTH
-from actors.matchmaking import LobbyRefused, Refusal
-from games.registry import GameCatalog, UnknownGame, UnknownVariant
-from host.waiting import WaitingRoom
+from tablehost.actors.lobby import CODE_ALPHABET, CODE_LENGTH
+from tablehost.actors.matchmaking import LobbyRefused, Refusal
+from tablehost.games.registry import GameCatalog, UnknownGame, UnknownVariant
+from tablehost.host.waiting import WaitingRoom
 from tablehost.v1 import lobby_pb2 as pb
 from tablehost.v1 import lobby_pb2_grpc, table_pb2
 

@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from typing import Any
 
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from actors.server_options import server_options
-from games.registry import GameCatalog
-from host.admin_service import AdminService
-from host.config import HostConfig
-from host.lobby_service import LobbyService
-from host.waiting import WaitingRoom
+from tablehost.actors.server_options import server_options
+from tablehost.games.registry import GameCatalog
+from tablehost.host.admin_service import AdminService
+from tablehost.host.config import HostConfig
+from tablehost.host.lobby_service import LobbyService
+from tablehost.host.waiting import WaitingRoom
 from tablehost.v1 import admin_pb2, admin_pb2_grpc, lobby_pb2, lobby_pb2_grpc, table_pb2
 
 log = logging.getLogger("tablehost.host")
@@ -29,25 +30,28 @@ MAX_REQUEST_BYTES = 16 * 1024
 
 
 def start_ray(config: HostConfig) -> None:
-    """Embedded Ray stays on loopback (host/__init__.py sets the variable
-    that keeps it there); with an address, join that cluster."""
+    """With no address, start a Ray of our own on loopback: its node address
+    is 127.0.0.1 and the processes it starts inherit the variable that keeps
+    Ray's servers off the machine's network address. With an address, join
+    that cluster."""
     import ray
 
-    from actors.lobby import NAMESPACE
+    from tablehost.actors.lobby import NAMESPACE
 
     if ray.is_initialized():
         return
     if config.ray_address is None:
-        # address="local": start a Ray of our own, even if another cluster on
-        # this machine has left its address where ray.init() would find it.
+        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+        # address="local": a Ray of our own, even if another cluster on this
+        # machine left its address where ray.init() would find it.
         ray.init(address="local", namespace=NAMESPACE, include_dashboard=False, log_to_driver=False,
-                 configure_logging=False)
+                 configure_logging=False, _node_ip_address="127.0.0.1")
     else:
         ray.init(address=config.ray_address, namespace=NAMESPACE, log_to_driver=False)
 
 
 def get_or_create_lobby(config: HostConfig) -> Any:
-    from actors.lobby import LOBBY_NAME, NAMESPACE, LobbyActor
+    from tablehost.actors.lobby import LOBBY_NAME, NAMESPACE, LobbyActor
 
     return LobbyActor.options(
         name=LOBBY_NAME,

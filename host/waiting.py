@@ -22,7 +22,7 @@ from typing import Any
 
 import ray
 
-from actors.matchmaking import LobbyRefused, Refusal
+from tablehost.actors.matchmaking import LobbyRefused, Refusal
 
 log = logging.getLogger("tablehost.waiting")
 

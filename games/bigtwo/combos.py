@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from games.bigtwo.cards import card_order
+from tablehost.games.bigtwo.cards import card_order
 
 _ACE, _TWO = 11, 12
 

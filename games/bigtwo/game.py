@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from games.bigtwo.cards import FULL_DECK, card_order, sort_cards
-from games.bigtwo.combos import Combination, beats, classify
-from games.bigtwo.legal import legal_plays
-from games.engine import timings
-from games.engine.draw import DrawPlugin
-from games.engine.engine import Context, Engine
-from games.engine.errors import Reason, RuleError
-from games.engine.flow import Phase, begin_turn, deal_initial_cards, finish_phase
-from games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin
-from games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
-from games.engine.views import View
+from tablehost.games.bigtwo.cards import FULL_DECK, card_order, sort_cards
+from tablehost.games.bigtwo.combos import Combination, beats, classify
+from tablehost.games.bigtwo.legal import legal_plays
+from tablehost.games.engine import timings
+from tablehost.games.engine.draw import DrawPlugin
+from tablehost.games.engine.engine import Context, Engine
+from tablehost.games.engine.errors import Reason, RuleError
+from tablehost.games.engine.flow import Phase, begin_turn, deal_initial_cards, finish_phase
+from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin
+from tablehost.games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
+from tablehost.games.engine.views import View
 
 SEATS = 4
 HAND_SIZE = 13

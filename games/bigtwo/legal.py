@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations, product
 
-from games.bigtwo.cards import RANKS, card_order
-from games.bigtwo.combos import STRAIGHT_RANKS, Combination, Kind, beats, straight_combination
+from tablehost.games.bigtwo.cards import RANKS, card_order
+from tablehost.games.bigtwo.combos import STRAIGHT_RANKS, Combination, Kind, beats, straight_combination
 
 _KIND_ORDER = {kind: index for index, kind in enumerate(Kind)}
 _BOMBS = (Kind.FOUR_OF_A_KIND, Kind.STRAIGHT_FLUSH)

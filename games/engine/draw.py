@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.engine.engine import Context
-from games.engine.errors import Reason, RuleError
-from games.engine.plugin import Action, ActionHandler, Event, HandlerResult, Plugin
-from games.engine.rng import Random
-from games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
+from tablehost.games.engine.engine import Context
+from tablehost.games.engine.errors import Reason, RuleError
+from tablehost.games.engine.plugin import Action, ActionHandler, Event, HandlerResult, Plugin
+from tablehost.games.engine.rng import Random
+from tablehost.games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
 
 DRAW_CARD_ACTION = "DRAW_CARD"
 CARD_DRAWN = "CARD_DRAWN"

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from games.engine.errors import Reason, RuleError
-from games.engine.plugin import Action, ActionHandler, Event, Plugin, Trigger
-from games.engine.rng import Random, seed_state
-from games.engine.state import State, copy_state, new_state
+from tablehost.games.engine.errors import Reason, RuleError
+from tablehost.games.engine.plugin import Action, ActionHandler, Event, Plugin, Trigger
+from tablehost.games.engine.rng import Random, seed_state
+from tablehost.games.engine.state import State, copy_state, new_state
 
 
 class _StateRandom(Random):

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from games.engine import timings
-from games.engine.draw import create_draw_card_action
-from games.engine.engine import Context
+from tablehost.games.engine import timings
+from tablehost.games.engine.draw import create_draw_card_action
+from tablehost.games.engine.engine import Context
 
 
 @dataclass(frozen=True, slots=True)

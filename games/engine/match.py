@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
-from games.engine.engine import Engine
-from games.engine.errors import Reason, RuleError
-from games.engine.plugin import Action, Event
-from games.engine.state import State
-from games.engine.views import View, canonical_bytes, view_hash
+from tablehost.games.engine.engine import Engine
+from tablehost.games.engine.errors import Reason, RuleError
+from tablehost.games.engine.plugin import Action, Event
+from tablehost.games.engine.state import State
+from tablehost.games.engine.views import View, canonical_bytes, view_hash
 
 
 class GameRules(Protocol):

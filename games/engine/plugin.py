@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 if TYPE_CHECKING:
-    from games.engine.engine import Context
-    from games.engine.state import State
+    from tablehost.games.engine.engine import Context
+    from tablehost.games.engine.state import State
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[2])]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # hostbench, beside this script
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # Ray on loopback only
 
 from hostbench import DOC, PLOT, ROOT, held_open, lobby_burst, moves, peer, placement, table_starts  # noqa: E402

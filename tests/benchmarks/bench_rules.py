@@ -30,21 +30,17 @@ import argparse
 import os
 import platform
 import random
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import msgpack
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from games.bigtwo.game import RULES  # noqa: E402
-from games.engine.match import Match  # noqa: E402
-from games.engine.state import State  # noqa: E402
-from games.engine.views import canonical_bytes, diff, view_hash  # noqa: E402
+from tablehost.games.bigtwo.game import RULES
+from tablehost.games.engine.match import Match
+from tablehost.games.engine.state import State
+from tablehost.games.engine.views import canonical_bytes, diff, view_hash
 
 PLAYERS = ["north", "east", "south", "west"]
 VIEWERS: tuple[int | None, ...] = (0, 1, 2, 3, None)

@@ -13,8 +13,8 @@ from typing import Any, Coroutine, TypeVar
 
 import pytest
 
-from host.config import HostConfig
-from host.server import Host
+from tablehost.host.config import HostConfig
+from tablehost.host.server import Host
 
 T = TypeVar("T")
 

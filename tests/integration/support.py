@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 
-from clients.sdk import LobbyClient, TableSession
+from tablehost.clients.sdk import LobbyClient, TableSession
 
 
 async def seat_table(target: str, game: str = "bigtwo", *, names: list[str] | None = None,

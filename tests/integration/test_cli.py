@@ -16,7 +16,7 @@ import ray
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-TABLEHOST = [sys.executable, "-m", "host.cli"]
+TABLEHOST = [sys.executable, "-m", "tablehost.host.cli"]
 
 
 def wait_for_line(process: subprocess.Popen, prefix: str, timeout: float) -> str:

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from conftest import run
 
-from clients.loadrun import format_summary, run_tables
+from tablehost.clients.loadrun import format_summary, run_tables
 
 pytestmark = pytest.mark.integration
 

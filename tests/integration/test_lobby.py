@@ -9,7 +9,7 @@ import pytest
 from conftest import run
 from support import close_all, play_randomly, seat_table, wait_until, waiting_in_queue
 
-from clients.sdk import LobbyClient, QueueCancelled
+from tablehost.clients.sdk import LobbyClient, QueueCancelled
 from tablehost.v1 import lobby_pb2
 
 pytestmark = pytest.mark.integration

@@ -12,7 +12,7 @@ import pytest
 from conftest import run
 from support import close_all, play_randomly, seat_table, table_status
 
-from clients.sdk import LobbyClient, TableSession
+from tablehost.clients.sdk import LobbyClient, TableSession
 from tablehost.v1 import table_pb2, table_pb2_grpc
 
 pytestmark = pytest.mark.integration

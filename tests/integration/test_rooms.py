@@ -13,9 +13,9 @@ from conftest import run
 from support import close_all, play_randomly, seat_table, table_status, wait_until
 from test_rejections import hello
 
-from actors.config import RoomConfig
-from actors.room import RoomActor
-from clients.sdk import LobbyClient
+from tablehost.actors.config import RoomConfig
+from tablehost.actors.room import RoomActor
+from tablehost.clients.sdk import LobbyClient
 from tablehost.v1 import table_pb2, table_pb2_grpc
 
 pytestmark = pytest.mark.integration

@@ -17,7 +17,7 @@ from conftest import run
 from support import close_all, play_randomly, seat_table, wait_until
 from test_rejections import commit, hello, raw_exchange
 
-from clients.sdk import LobbyClient, LobbyError, TableSession
+from tablehost.clients.sdk import LobbyClient, LobbyError, TableSession
 from tablehost.v1 import admin_pb2, admin_pb2_grpc, lobby_pb2, table_pb2, table_pb2_grpc
 
 pytestmark = pytest.mark.integration

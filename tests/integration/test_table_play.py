@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from clients.sdk import LobbyClient, TableSession
+from tablehost.clients.sdk import LobbyClient, TableSession
 from conftest import run
 from support import close_all, play_randomly, seat_table
 
@@ -37,7 +37,7 @@ def test_four_clients_play_a_complete_game_and_every_hash_verifies(host) -> None
 
 
 def test_seats_follow_the_recorded_table_seed(host) -> None:
-    from actors.room import seat_entrants
+    from tablehost.actors.room import seat_entrants
 
     async def scenario():
         lobbies, sessions = await seat_table(host.target, names=["w", "x", "y", "z"])

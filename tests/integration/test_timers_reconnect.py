@@ -8,7 +8,7 @@ import pytest
 from conftest import run
 from support import close_all, play_randomly, seat_table
 
-from games.bigtwo.cards import card_order
+from tablehost.games.bigtwo.cards import card_order
 from tablehost.v1 import lobby_pb2, table_pb2
 
 pytestmark = pytest.mark.integration
@@ -24,7 +24,7 @@ async def private_code(lobby_stub, timeout_ms: int) -> str:
 @pytest.mark.slow
 def test_a_silent_players_turns_are_played_by_the_timer_and_the_game_ends(host) -> None:
     async def scenario():
-        from clients.sdk import LobbyClient
+        from tablehost.clients.sdk import LobbyClient
 
         async with LobbyClient(host.target) as creator:
             code = await private_code(creator.stub, 150)
@@ -63,7 +63,7 @@ def test_a_silent_players_turns_are_played_by_the_timer_and_the_game_ends(host) 
 @pytest.mark.slow
 def test_a_dropped_client_reconnects_with_its_last_seq_and_gets_exactly_the_missed_deltas(host) -> None:
     async def scenario():
-        from clients.sdk import LobbyClient
+        from tablehost.clients.sdk import LobbyClient
 
         async with LobbyClient(host.target) as creator:
             code = await private_code(creator.stub, 200)

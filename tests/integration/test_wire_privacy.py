@@ -9,8 +9,8 @@ import pytest
 from conftest import run
 from support import close_all, play_randomly, seat_table
 
-from clients.sdk import LobbyClient, TableSession
-from games.bigtwo.cards import FULL_DECK
+from tablehost.clients.sdk import LobbyClient, TableSession
+from tablehost.games.bigtwo.cards import FULL_DECK
 
 pytestmark = pytest.mark.integration
 

@@ -12,9 +12,9 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.bigtwo.cards import FULL_DECK, RANKS
-from games.bigtwo.combos import Combination, Kind, beats, classify
-from games.bigtwo.legal import legal_plays
+from tablehost.games.bigtwo.cards import FULL_DECK, RANKS
+from tablehost.games.bigtwo.combos import Combination, Kind, beats, classify
+from tablehost.games.bigtwo.legal import legal_plays
 
 BOUNDED = settings(max_examples=100, deadline=None)
 

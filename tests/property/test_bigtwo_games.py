@@ -18,12 +18,12 @@ from itertools import combinations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.bigtwo.cards import FULL_DECK
-from games.bigtwo.game import RULES, score_hands
-from games.engine.errors import Reason, RuleError
-from games.engine.match import Command, Match, replay
-from games.engine.state import player_hand_zone_id
-from games.engine.views import apply_delta, canonical_bytes, decode, diff, view_hash
+from tablehost.games.bigtwo.cards import FULL_DECK
+from tablehost.games.bigtwo.game import RULES, score_hands
+from tablehost.games.engine.errors import Reason, RuleError
+from tablehost.games.engine.match import Command, Match, replay
+from tablehost.games.engine.state import player_hand_zone_id
+from tablehost.games.engine.views import apply_delta, canonical_bytes, decode, diff, view_hash
 
 PLAYERS = ["north", "east", "south", "west"]
 VIEWERS: tuple[int | None, ...] = (0, 1, 2, 3, None)

@@ -5,11 +5,11 @@ table: through a commit, and through an expiring turn timer."""
 
 from __future__ import annotations
 
-from games.bigtwo.game import BigTwo
-from games.engine.draw import DrawPlugin
-from games.engine.engine import Context, Engine
-from games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin
-from games.engine.state import State
+from tablehost.games.bigtwo.game import BigTwo
+from tablehost.games.engine.draw import DrawPlugin
+from tablehost.games.engine.engine import Context, Engine
+from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin
+from tablehost.games.engine.state import State
 
 EXPLODE = "explode"
 

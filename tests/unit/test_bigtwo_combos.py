@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.bigtwo.cards import (
+from tablehost.games.bigtwo.cards import (
     FULL_DECK,
     CardParseError,
     card_order,
@@ -14,7 +14,7 @@ from games.bigtwo.cards import (
     sort_cards,
     suit_of,
 )
-from games.bigtwo.combos import Combination, Kind, beats, classify
+from tablehost.games.bigtwo.combos import Combination, Kind, beats, classify
 
 
 def combo(text: str) -> Combination:

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from games.bigtwo.cards import FULL_DECK, card_order, parse_cards
-from games.bigtwo.combos import classify
-from games.bigtwo.game import (
+from tablehost.games.bigtwo.cards import FULL_DECK, card_order, parse_cards
+from tablehost.games.bigtwo.combos import classify
+from tablehost.games.bigtwo.game import (
     GAME_OVER,
     PASSED,
     PLAYED,
@@ -26,10 +26,10 @@ from games.bigtwo.game import (
     VAR_PASSED,
     score_hands,
 )
-from games.engine.errors import Reason, RuleError
-from games.engine.match import Match
-from games.engine.state import player_hand_zone_id
-from games.engine.views import canonical_bytes
+from tablehost.games.engine.errors import Reason, RuleError
+from tablehost.games.engine.match import Match
+from tablehost.games.engine.state import player_hand_zone_id
+from tablehost.games.engine.views import canonical_bytes
 
 PLAYERS = ["p0", "p1", "p2", "p3"]
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from games.bigtwo.cards import parse_cards
-from games.bigtwo.combos import Combination, Kind, classify
-from games.bigtwo.legal import legal_plays
+from tablehost.games.bigtwo.cards import parse_cards
+from tablehost.games.bigtwo.combos import Combination, Kind, classify
+from tablehost.games.bigtwo.legal import legal_plays
 
 
 def combo(text: str) -> Combination:

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from clients.bots import GreedyBot, NoLegalAction, PlayStats, RandomBot, make_bot, play_seat
-from clients.sdk import CommitOutcome, GameResult
-from games.bigtwo.game import RULES as BIGTWO
-from games.engine.match import Match
+from tablehost.clients.bots import GreedyBot, NoLegalAction, PlayStats, RandomBot, make_bot, play_seat
+from tablehost.clients.sdk import CommitOutcome, GameResult
+from tablehost.games.bigtwo.game import RULES as BIGTWO
+from tablehost.games.engine.match import Match
 
 PASS = {"type": "pass"}
 

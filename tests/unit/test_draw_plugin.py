@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from games.engine.draw import (
+from tablehost.games.engine.draw import (
     CARD_DRAWN,
     DECK_RESHUFFLED,
     DRAW_CARD_ACTION,
@@ -17,11 +17,11 @@ from games.engine.draw import (
     create_draw_card_action,
     player_hand_zone_id,
 )
-from games.engine.engine import Engine
-from games.engine.errors import RuleError
-from games.engine.plugin import Action, Event
-from games.engine.state import State, new_state
-from games.engine.views import view_hash
+from tablehost.games.engine.engine import Engine
+from tablehost.games.engine.errors import RuleError
+from tablehost.games.engine.plugin import Action, Event
+from tablehost.games.engine.state import State, new_state
+from tablehost.games.engine.views import view_hash
 
 ENGINE = Engine([DrawPlugin])
 PLAYERS = [{"id": "p1", "name": "Alice", "seat": 0, "status": "active", "data": {}}]

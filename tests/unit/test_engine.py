@@ -9,14 +9,14 @@ import copy
 import msgpack
 import pytest
 
-from games.bigtwo.game import RULES
-from games.engine.draw import DrawPlugin, create_draw_card_action
-from games.engine.engine import Context, Engine
-from games.engine.errors import Reason, RuleError
-from games.engine.match import Match
-from games.engine.plugin import Action, ActionHandler, Event, HandlerResult, Plugin
-from games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
-from games.engine.views import canonical_bytes, view_hash
+from tablehost.games.bigtwo.game import RULES
+from tablehost.games.engine.draw import DrawPlugin, create_draw_card_action
+from tablehost.games.engine.engine import Context, Engine
+from tablehost.games.engine.errors import Reason, RuleError
+from tablehost.games.engine.match import Match
+from tablehost.games.engine.plugin import Action, ActionHandler, Event, HandlerResult, Plugin
+from tablehost.games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
+from tablehost.games.engine.views import canonical_bytes, view_hash
 
 PLAYERS = [
     {"id": f"p{seat}", "name": f"P{seat}", "seat": seat, "status": "active", "data": {}} for seat in range(2)

@@ -4,7 +4,7 @@ import argparse
 
 import pytest
 
-from host.config import HostConfig
+from tablehost.host.config import HostConfig
 
 
 def parse(argv: list[str]) -> HostConfig:

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from actors.matchmaking import Dropped, Gathering, GatheringKey, Group, LobbyRefused, Matchmaker, Refusal
+from tablehost.actors.matchmaking import Dropped, Gathering, GatheringKey, Group, LobbyRefused, Matchmaker, Refusal
 
 DOOR = "door-1"
 

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clients import codec
-from games.bigtwo.game import RULES as BIGTWO
-from games.engine import views
-from games.engine.match import Match
+from tablehost.clients import codec
+from tablehost.games.bigtwo.game import RULES as BIGTWO
+from tablehost.games.engine import views
+from tablehost.games.engine.match import Match
 
 scalars = (
     st.none()

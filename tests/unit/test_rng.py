@@ -10,7 +10,7 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from games.engine.rng import Random, seed_state
+from tablehost.games.engine.rng import Random, seed_state
 
 GOLDEN = 0x9E3779B97F4A7C15
 MASK = (1 << 64) - 1
@@ -75,7 +75,7 @@ def test_shuffle_output_is_pinned_for_seed_42() -> None:
 
 
 def test_shuffle_of_a_big_two_deck_is_pinned() -> None:
-    from games.bigtwo.cards import FULL_DECK
+    from tablehost.games.bigtwo.cards import FULL_DECK
 
     rng = Random(20240601)
     deck = list(FULL_DECK)

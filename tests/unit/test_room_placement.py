@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actors.placement import Placement, Room, RoomState
+from tablehost.actors.placement import Placement, Room, RoomState
 
 
 def ready(placement: Placement, room_id: str, node_id: str, *, tables: int = 0, idle_since: float = 0.0) -> Room:

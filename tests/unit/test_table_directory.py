@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actors.table_directory import TableDirectory, TableRecord
+from tablehost.actors.table_directory import TableDirectory, TableRecord
 
 
 def record(table_id: str, room_id: str = "room-1", **changes: Any) -> TableRecord:

@@ -5,9 +5,9 @@ import asyncio
 
 import msgpack
 
-from actors.outbound import RejectionOut
-from actors.table import Table
-from games.bigtwo.game import RULES as BIGTWO
+from tablehost.actors.outbound import RejectionOut
+from tablehost.actors.table import Table
+from tablehost.games.bigtwo.game import RULES as BIGTWO
 
 
 def drain(subscriber) -> list:

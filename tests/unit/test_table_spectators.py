@@ -6,11 +6,11 @@ import asyncio
 
 import msgpack
 
-from actors.outbound import CloseOut, DeltaOut, SnapshotOut
-from actors.table import Table
-from actors.tokens import SPECTATOR_SEAT
-from games.bigtwo.game import RULES as BIGTWO
-from games.engine.views import apply_delta, decode, view_hash
+from tablehost.actors.outbound import CloseOut, DeltaOut, SnapshotOut
+from tablehost.actors.table import Table
+from tablehost.actors.tokens import SPECTATOR_SEAT
+from tablehost.games.bigtwo.game import RULES as BIGTWO
+from tablehost.games.engine.views import apply_delta, decode, view_hash
 
 
 def sent(stream) -> list:
@@ -89,7 +89,7 @@ def test_a_spectator_reconnecting_while_watched_gets_exactly_the_missed_deltas()
 def test_a_finished_tables_streams_end_cleanly_after_their_last_messages() -> None:
     """A finished game's close ends each stream after GameOver, as FINISHED
     (status OK): an error status could cut off the messages still queued."""
-    from actors.outbound import GameOverOut, StreamEnd
+    from tablehost.actors.outbound import GameOverOut, StreamEnd
 
     async def scenario():
         table = Table("t-s4", BIGTWO, 14, ["a", "b", "c", "d"], {})

@@ -3,7 +3,7 @@ clear message; nothing that is not listed is ever sent."""
 
 import pytest
 
-from clients.terminal import InputRejected, resolve_input
+from tablehost.clients.terminal import InputRejected, resolve_input
 
 FOLLOWING = {
     "hand": ["4C", "4D", "9S", "2S"],

@@ -2,7 +2,7 @@
 
 import pytest
 
-from actors.tokens import SeatClaim, TokenError, sign_seat_token, verify_seat_token
+from tablehost.actors.tokens import SeatClaim, TokenError, sign_seat_token, verify_seat_token
 
 SECRET = b"k" * 32
 CLAIM = SeatClaim("bigtwo-1-abc", 2, expires_ms=10_000)

@@ -11,12 +11,12 @@ from typing import Any, Callable
 
 import pytest
 
-from games.engine import timings
-from games.engine.draw import DrawPlugin
-from games.engine.engine import Context, Engine
-from games.engine.flow import Phase, begin_turn, deal_initial_cards, draw_phase, finish_phase
-from games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin, Trigger
-from games.engine.state import State, add_zone, create_zone, player_hand_zone_id
+from tablehost.games.engine import timings
+from tablehost.games.engine.draw import DrawPlugin
+from tablehost.games.engine.engine import Context, Engine
+from tablehost.games.engine.flow import Phase, begin_turn, deal_initial_cards, draw_phase, finish_phase
+from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin, Trigger
+from tablehost.games.engine.state import State, add_zone, create_zone, player_hand_zone_id
 
 PLAYERS = [
     {"id": f"p{seat}", "name": f"P{seat}", "seat": seat, "status": "active", "data": {}} for seat in range(4)
@@ -373,10 +373,10 @@ def test_plugin_triggers_are_registered_with_the_engine() -> None:
 
 
 def test_rounds_open_on_the_first_turn_and_turn_over_when_the_seat_number_wraps() -> None:
-    from games.engine import flow, timings
-    from games.engine.engine import Context, Engine
-    from games.engine.plugin import Plugin, Trigger
-    from games.engine.state import new_state
+    from tablehost.games.engine import flow, timings
+    from tablehost.games.engine.engine import Context, Engine
+    from tablehost.games.engine.plugin import Plugin, Trigger
+    from tablehost.games.engine.state import new_state
 
     seen: list[tuple[str, int]] = []
     plugin = Plugin(

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine.views import apply_delta, canonical_bytes, decode, delta_bytes, diff, encode_view, view_hash
+from tablehost.games.engine.views import apply_delta, canonical_bytes, decode, delta_bytes, diff, encode_view, view_hash
 
 # --- canonical encoding --------------------------------------------------------------
 

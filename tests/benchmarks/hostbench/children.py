@@ -245,7 +245,7 @@ def tablehost_argv(*args: str) -> list[str]:
     script = Path(sys.executable).with_name("tablehost")
     if script.exists():
         return [str(script), *args]
-    return [sys.executable, "-c", "from host.cli import main; main()", *args]
+    return [sys.executable, "-c", "from tablehost.host.cli import main; main()", *args]
 
 
 def worker_argv(mode: str, *args: str) -> list[str]:

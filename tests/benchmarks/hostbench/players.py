@@ -79,7 +79,7 @@ class PlayerPool:
             self.errors.append(message)
 
     async def prepare(self, count: int) -> dict[str, Any]:
-        from clients.sdk import LobbyClient, LobbyError
+        from tablehost.clients.sdk import LobbyClient, LobbyError
 
         fresh = [Player(f"{self.prefix}-{len(self.players) + i}", LobbyClient(self.target)) for i in range(count)]
         self.players += fresh
@@ -98,7 +98,7 @@ class PlayerPool:
         return {"prepared": len(fresh), "warm_s": round(time.monotonic() - started, 3)}
 
     async def join(self, connect: bool, timeout_s: float) -> dict[str, Any]:
-        from clients.sdk import TableSession
+        from tablehost.clients.sdk import TableSession
 
         waiting = [player for player in self.players if not player.joined]
         errors_before = self.error_count

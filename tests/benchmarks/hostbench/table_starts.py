@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from actors.config import DEFAULT_TABLES_PER_ROOM, default_free_slots
+from tablehost.actors.config import DEFAULT_TABLES_PER_ROOM, default_free_slots
 from hostbench.children import Budget
 from hostbench.host import HOST_KINDS, HostUnderTest
 from hostbench.load import PlayerProcesses, split_evenly

@@ -82,7 +82,7 @@ async def bots_on_signal(target: str, tables: int, seed: int, timeout_s: float) 
     plus the CPU the process used while playing."""
     import time
 
-    from clients.loadrun import run_tables
+    from tablehost.clients.loadrun import run_tables
 
     print(json.dumps({"ready": True}), flush=True)
     loop = asyncio.get_running_loop()

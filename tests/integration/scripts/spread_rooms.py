@@ -14,9 +14,9 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 import ray  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from clients.sdk import LobbyClient  # noqa: E402
-from host.config import HostConfig  # noqa: E402
-from host.server import Host  # noqa: E402
+from tablehost.clients.sdk import LobbyClient  # noqa: E402
+from tablehost.host.config import HostConfig  # noqa: E402
+from tablehost.host.server import Host  # noqa: E402
 
 PLAYERS = 160
 

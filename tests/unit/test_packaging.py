@@ -1,0 +1,49 @@
+"""What `pip install .` puts on a machine: the one `tablehost` package (the
+folders games/, actors/, host/, clients/ and protos/ under it), no generic
+top-level names, and a py.typed marker."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
+                   check=True, capture_output=True, timeout=300)
+    return next(out.glob("tablehost-*.whl"))
+
+
+def test_the_wheel_installs_one_tablehost_package_and_nothing_generic(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert top_level == {"tablehost"}
+    for module in ("tablehost/games/bigtwo/game.py", "tablehost/actors/room.py", "tablehost/host/cli.py",
+                   "tablehost/clients/sdk.py", "tablehost/v1/table_pb2.py", "tablehost/py.typed"):
+        assert module in names
+
+
+def test_outside_the_checkout_games_is_not_importable_and_tablehost_games_is(wheel: Path, tmp_path: Path) -> None:
+    unpacked = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(unpacked)
+    # -S: no site processing, so the checkout's editable install is not on the path;
+    # the dependencies come from this environment's site-packages, after the wheel.
+    env = {"PYTHONPATH": f"{unpacked}:{sysconfig.get_paths()['purelib']}:{sysconfig.get_paths()['platlib']}"}
+    probe = ("import importlib.util, tablehost.games.bigtwo.game as g; "
+             "print(g.__file__); print(importlib.util.find_spec('games'))")
+    ran = subprocess.run([sys.executable, "-S", "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    installed_at, games_spec = ran.stdout.split()
+    assert installed_at.startswith(str(unpacked)) and games_spec == "None"
