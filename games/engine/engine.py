@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from tablehost.games.engine.errors import Reason, RuleError
-from tablehost.games.engine.plugin import Action, ActionHandler, Event, Plugin, Trigger
+from tablehost.games.engine.plugin import Action, ActionHandler, Event, Plugin, Skill, SkillHandler, Trigger
 from tablehost.games.engine.rng import Random, seed_state
 from tablehost.games.engine.state import State, copy_state, new_state
 
@@ -58,11 +58,37 @@ class Context:
         self.engine.execute(self, action)
 
 
+@dataclass(slots=True)
+class _TimingHandlers:
+    """What listens to one timing: the plugins' triggers in registration
+    order, and each skill's handlers by skill name."""
+
+    triggers: list[Trigger]
+    skills: dict[str, tuple[SkillHandler, ...]]
+
+
+class UnknownSkillError(LookupError):
+    """A skill name no plugin of the engine declares. It is a mistake in the
+    game's code (or a state from another version of the game), not a move
+    the rules refuse, so it is not a RuleError."""
+
+
 class Engine:
+    """Plugins composed: their actions, rules, triggers and skills.
+
+    Everything that varies during a game is in the state, never on the
+    engine, so one engine may run any number of games and a state is all a
+    checkpoint or a replay needs. In particular a skill a player gains
+    mid-game is recorded in the state by name (skills.grant_skill), and the
+    engine looks its handlers up by that name whenever a timing fires."""
+
     def __init__(self, plugins: Sequence[Plugin]) -> None:
         self.plugins = tuple(plugins)
         self._handlers: dict[str, ActionHandler] = {}
-        self._triggers: dict[str, list[Trigger]] = {}
+        self._skills: dict[str, Skill] = {}
+        # Everything that listens to a timing, found with one lookup: timings
+        # fire many times in every move, most of them to nobody.
+        self._timings: dict[str, _TimingHandlers] = {}
         for plugin in self.plugins:
             for handler in plugin.actions:
                 if handler.type in self._handlers:
@@ -70,10 +96,38 @@ class Engine:
                 self._handlers[handler.type] = handler
             for trigger in plugin.triggers:
                 self.add_trigger(trigger)
+            for skill in plugin.skills:
+                self._add_skill(plugin, skill)
 
     def add_trigger(self, trigger: Trigger) -> None:
-        """Register a handler outside a plugin (a general's skill chosen mid-game)."""
-        self._triggers.setdefault(trigger.timing, []).append(trigger)
+        """Register a trigger for every game this engine runs, as a plugin's
+        triggers are: meant for the engine's construction (a test harness's
+        logger, a tool observing games). It is not part of any state, so a
+        checkpoint or a replay would not know of it: a handler a player gains
+        mid-game is a Skill, declared in a plugin and granted in the state."""
+        self._listeners(trigger.timing).triggers.append(trigger)
+
+    def skill(self, name: str) -> Skill:
+        """The skill declared under `name`; UnknownSkillError if none is."""
+        skill = self._skills.get(name)
+        if skill is None:
+            declared = ", ".join(sorted(self._skills)) or "none"
+            raise UnknownSkillError(f"no plugin declares a skill named {name!r} (declared: {declared})")
+        return skill
+
+    def _add_skill(self, plugin: Plugin, skill: Skill) -> None:
+        if skill.name in self._skills:
+            raise ValueError(f"skill {skill.name} is declared twice (plugin {plugin.id})")
+        self._skills[skill.name] = skill
+        for timing, handler in skill.triggers:
+            by_name = self._listeners(timing).skills
+            by_name[skill.name] = by_name.get(skill.name, ()) + (handler,)
+
+    def _listeners(self, timing: str) -> _TimingHandlers:
+        listeners = self._timings.get(timing)
+        if listeners is None:
+            listeners = self._timings[timing] = _TimingHandlers([], {})
+        return listeners
 
     def create_game(
         self,
@@ -83,8 +137,15 @@ class Engine:
         now_ms: int = 0,
         initial_variables: dict[str, Any] | None = None,
     ) -> tuple[State, list[Event]]:
-        """Build a state and run every plugin's setup, in plugin order."""
-        state = new_state(game_id, [dict(p) for p in players], seed_state(seed))
+        """Build a state and run every plugin's setup, in plugin order. Each
+        player gets a "skills" list (empty unless the caller gave one), so
+        setup may grant skills (a general chosen before the game)."""
+        state = new_state(
+            game_id,
+            [{**player, "skills": list(player.get("skills", []))} for player in players],
+            seed_state(seed),
+        )
+        self._check_held_skills(state)
         state["variables"].update(initial_variables or {})
         ctx = Context(self, copy_state(state), now_ms)
         for plugin in self.plugins:
@@ -94,7 +155,10 @@ class Engine:
 
     def dispatch(self, state: State, action: Action, now_ms: int = 0) -> tuple[State, list[Event]]:
         """Apply `action` and return the new state and its events, or raise
-        RuleError and leave `state` untouched."""
+        RuleError and leave `state` untouched. A state naming a skill this
+        engine does not declare (a checkpoint from another version of the
+        game) raises UnknownSkillError rather than play on without it."""
+        self._check_held_skills(state)
         ctx = Context(self, copy_state(state), now_ms)
         self.execute(ctx, action)
         return ctx.state, ctx.events
@@ -111,18 +175,61 @@ class Engine:
         ctx.events.extend(result.events)
 
     def fire(self, ctx: Context, timing: str, data: Any) -> bool:
-        """Seat-owned handlers run in seat order from the current player, then
-        the game's own rules; a handler returning True stops the event."""
-        triggers = self._triggers.get(timing)
-        if not triggers:
+        """Run `timing`'s handlers; True when one of them stopped the event.
+
+        Seat-owned handlers run in seat order from the current player, then
+        the game's own (seat-less) rules; a seat's plugin triggers run
+        before the skills it holds, each group in the order it was
+        registered or granted. A player's seat is its index in "players".
+        The handlers are chosen when the timing fires: a skill granted or
+        revoked by one of them counts from the next timing."""
+        listeners = self._timings.get(timing)
+        if listeners is None:
             return False
-        seats = len(ctx.state["players"]) or 1
+        return self._run_listeners(ctx, listeners, data)
+
+    def _run_listeners(self, ctx: Context, listeners: _TimingHandlers, data: Any) -> bool:
+        triggers, skills = listeners.triggers, listeners.skills
+        players = ctx.state["players"]
+        seats = len(players) or 1
         current = ctx.state["position"]["current"]
 
-        def order(trigger: Trigger) -> int:
+        def place(trigger: Trigger) -> int:
             return seats if trigger.seat is None else (trigger.seat - current) % seats
 
-        for trigger in sorted(triggers, key=order):
-            if trigger.handler(ctx, data):
+        # (place in the running order, the holder's seat, handler)
+        held: list[tuple[int, int, SkillHandler]] = []
+        if skills:
+            for seat, player in enumerate(players):
+                names = player.get("skills")
+                if names:
+                    for name in names:
+                        for handler in skills.get(name, ()):
+                            held.append(((seat - current) % seats, seat, handler))
+        if not held:
+            # The common case: no skill held listens to this timing.
+            for trigger in sorted(triggers, key=place):
+                if trigger.handler(ctx, data):
+                    return True
+            return False
+        # Plugin triggers first within a place: a stable sort keeps them ahead
+        # of the skills, and each group in registration or grant order.
+        runs: list[tuple[int, int | None, Any]] = [
+            (place(trigger), None, trigger.handler) for trigger in triggers
+        ]
+        runs.extend(held)
+        runs.sort(key=_running_place)
+        for _, seat, handler in runs:
+            stopped = handler(ctx, data) if seat is None else handler(ctx, seat, data)
+            if stopped:
                 return True
         return False
+
+    def _check_held_skills(self, state: State) -> None:
+        for player in state["players"]:
+            for name in player.get("skills", ()):
+                self.skill(name)
+
+
+def _running_place(run: tuple[int, int | None, Any]) -> int:
+    return run[0]

@@ -3,7 +3,13 @@ hard-wired: dealing the initial cards, and a turn walking its phases.
 
 Interactive phases (a play phase waiting for a player) are where a turn
 rests between actions; `begin_turn` returns the phase the turn rests in, and
-the game calls `finish_turn` when the player is done with it."""
+the game calls `finish_phase` when the player is done with it.
+
+A phase or a turn may also be skipped before it starts (Sanguosha's
+Indulgence, resolved in the judge phase, skips that turn's play phase; a
+general turned face down skips its next turn): `skip_phase` and `skip_turn`
+leave a mark in the state, consumed when that seat next enters the phase or
+the turn."""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ from typing import Callable, Sequence
 from tablehost.games.engine import timings
 from tablehost.games.engine.draw import create_draw_card_action
 from tablehost.games.engine.engine import Context
+from tablehost.games.engine.state import State
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +57,25 @@ def draw_phase(ctx: Context, seat: int, count: int = 2) -> None:
     ctx.fire(timings.AFTER_DRAW_N_CARDS, data)
 
 
+def skip_phase(ctx: Context, seat: int, phase: str) -> None:
+    """Skip `seat`'s next `phase`, whether it comes later in this turn or in
+    a later one. When entered, the phase is skipped as if a PHASE_CHANGING
+    handler had marked it: PHASE_CHANGING fires with `skipped` already True
+    (a handler may still clear it), then PHASE_SKIPPING and PHASE_SKIPPED.
+    Each mark skips one phase; two marks skip the next two."""
+    if not isinstance(phase, str) or not phase:
+        raise ValueError(f"a phase to skip is a phase name, got {phase!r}")
+    _mark_skip(ctx, seat, phase)
+
+
+def skip_turn(ctx: Context, seat: int) -> None:
+    """Skip `seat`'s next turn: it begins (counting as a turn, opening a
+    round) with TURN_START's data already `skipped`, as if a TURN_START
+    handler had marked it (a handler may still clear it), then ends without
+    entering a phase. Each mark skips one turn."""
+    _mark_skip(ctx, seat, None)
+
+
 def begin_turn(ctx: Context, seat: int, phases: Sequence[Phase]) -> str | None:
     """Start `seat`'s turn and walk its phases up to the first interactive
     one that is entered; returns its name, or None when the turn ended
@@ -58,7 +84,7 @@ def begin_turn(ctx: Context, seat: int, phases: Sequence[Phase]) -> str | None:
     _advance_round(ctx, seat)
     position["current"] = seat
     position["turn"] += 1
-    turn = timings.TurnData(seat)
+    turn = timings.TurnData(seat, skipped=_take_skip(ctx.state, seat, None))
     if ctx.fire(timings.TURN_START, turn) or turn.skipped:
         _end_turn(ctx, seat)
         return None
@@ -105,7 +131,7 @@ def _walk_phases(ctx: Context, seat: int, phases: Sequence[Phase], start: int) -
 def _enter_phase(ctx: Context, seat: int, phase: str) -> bool | None:
     """None: the phase was skipped; False: a PHASE_START handler stopped it;
     True: it proceeds."""
-    data = timings.PhaseData(seat, phase)
+    data = timings.PhaseData(seat, phase, skipped=_take_skip(ctx.state, seat, phase))
     ctx.fire(timings.PHASE_CHANGING, data)
     if data.skipped:
         ctx.fire(timings.PHASE_SKIPPING, data)
@@ -120,3 +146,24 @@ def _enter_phase(ctx: Context, seat: int, phase: str) -> bool | None:
 def _end_turn(ctx: Context, seat: int) -> None:
     ctx.state["position"]["phase"] = ""
     ctx.fire(timings.TURN_END, timings.TurnData(seat))
+
+
+def _mark_skip(ctx: Context, seat: int, phase: str | None) -> None:
+    seats = len(ctx.state["players"])
+    if not 0 <= seat < seats:
+        raise ValueError(f"no seat {seat} in a game of {seats} players")
+    # setdefault: a state saved before marks existed has no list yet.
+    ctx.state["position"].setdefault("skips", []).append({"seat": seat, "phase": phase})
+
+
+def _take_skip(state: State, seat: int, phase: str | None) -> bool:
+    """Consume the oldest mark skipping `seat`'s `phase` (None: its turn);
+    True if there was one."""
+    skips = state["position"].get("skips")
+    if not skips:
+        return False
+    for index, mark in enumerate(skips):
+        if mark["seat"] == seat and mark["phase"] == phase:
+            del skips[index]
+            return True
+    return False

@@ -1,5 +1,6 @@
-"""What a plugin is made of (R-E2): actions, optional setup and rules, and
-trigger handlers. A game is a list of plugins; the engine composes them."""
+"""What a plugin is made of: actions, optional setup and rules, trigger
+handlers, and the skills players may gain during a game. A game is a list of
+plugins; the engine composes them."""
 
 from __future__ import annotations
 
@@ -49,15 +50,37 @@ class ActionHandler:
     execute: ActionExecute
 
 
+TriggerHandler = Callable[["Context", Any], bool | None]
+"""handler(ctx, data): edits the timing's data, or returns True to stop the event."""
+
+SkillHandler = Callable[["Context", int, Any], bool | None]
+"""handler(ctx, seat, data): a skill's handler, told the seat of the player
+holding the skill, since one skill may be held by several players."""
+
+
 @dataclass(frozen=True, slots=True)
 class Trigger:
-    """A handler for a named timing (R-E5). `seat` None marks a rule of the
-    game itself, which runs after every seat's handlers, like FreeKill's
-    low-priority rule skills. A handler returns True to stop the event."""
+    """A handler for a named timing, part of every game the engine runs.
+    `seat` None marks a rule of the game itself, which runs after every
+    seat's handlers, like FreeKill's low-priority rule skills. A handler
+    returns True to stop the event."""
 
     timing: str
-    handler: Callable[["Context", Any], bool | None]
+    handler: TriggerHandler
     seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """Trigger handlers a player gains or loses during a game (a skill a
+    general grants). The game declares each skill once, by name, in a
+    plugin; the state records only which players hold which names. Handlers
+    are code and cannot go into the state, but names can: that is how a
+    checkpoint or a replay keeps every skill gained, and how a refused
+    action leaves none behind. `triggers` pairs a timing with its handler."""
+
+    name: str
+    triggers: tuple[tuple[str, SkillHandler], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,3 +92,4 @@ class Plugin:
     setup: Callable[["Context"], None] | None = None
     rules: tuple[Callable[["State", Action], None], ...] = ()
     triggers: tuple[Trigger, ...] = ()
+    skills: tuple[Skill, ...] = ()

@@ -2,13 +2,22 @@
 bool, None) so that it round-trips through msgpack exactly; that is what
 checkpoints store and what hashes are computed over.
 
-Layout (R-E1):
+Layout:
     {"game_id": str,
      "zones": {zone_id: {"id", "type", "owner_id", "cards": [card ids]}},
-     "players": [{"id", "name", "seat", "status", "data": {}}],
+     "players": [{"id", "name", "seat", "status", "data": {},
+                  "skills": [skill names]}],                # see skills.py
      "variables": {name: value},
-     "position": {"round", "turn", "phase", "current"},   # current = seat
+     "position": {"round", "turn", "phase", "current",     # current = seat
+                  "skips": [{"seat": int, "phase": str | None}]},
      "rng": int}                                           # SplitMix64 state
+
+A player's seat is its index in "players"; the caller of Engine.create_game
+may add keys to a player record (the engine adds "skills").
+
+"skips" are the marks flow.skip_phase and flow.skip_turn leave: each skips
+that seat's phase (None: its whole turn) the next time it is entered, once.
+Marks are listed in the order they were made.
 
 Zone order: `cards[0]` is the top; cards moved into a zone are appended at
 its end, so the most recently discarded card is `cards[-1]` (the "top" that a
@@ -49,7 +58,7 @@ def new_state(game_id: str, players: list[dict[str, Any]], rng_state: int) -> St
         "zones": {},
         "players": players,
         "variables": {},
-        "position": {"round": 0, "turn": 0, "phase": "", "current": 0},
+        "position": {"round": 0, "turn": 0, "phase": "", "current": 0, "skips": []},
         "rng": rng_state,
     }
 

@@ -1,8 +1,9 @@
-"""Trigger timings and the game flow of seed 003 (R-E5), on a tiny four-seat table.
+"""Trigger timings and the game flow of seed 003, on a tiny four-seat table.
 
 Handlers edit the timing's data (how many cards are drawn), mark it skipped (a phase
 skipped), or return True to stop it; they run in seat order from the current player,
-with the game's own (seat-less) rules last.
+with the game's own (seat-less) rules last. A phase or a turn may also be marked skipped
+before it starts (skip_phase, skip_turn), a mark kept in the state until it is used.
 """
 
 from __future__ import annotations
@@ -10,13 +11,23 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tablehost.games.engine import timings
 from tablehost.games.engine.draw import DrawPlugin
 from tablehost.games.engine.engine import Context, Engine
-from tablehost.games.engine.flow import Phase, begin_turn, deal_initial_cards, draw_phase, finish_phase
+from tablehost.games.engine.flow import (
+    Phase,
+    begin_turn,
+    deal_initial_cards,
+    draw_phase,
+    finish_phase,
+    skip_phase,
+    skip_turn,
+)
 from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin, Trigger
-from tablehost.games.engine.state import State, add_zone, create_zone, player_hand_zone_id
+from tablehost.games.engine.state import State, add_zone, copy_state, create_zone, player_hand_zone_id
 
 PLAYERS = [
     {"id": f"p{seat}", "name": f"P{seat}", "seat": seat, "status": "active", "data": {}} for seat in range(4)
@@ -61,7 +72,12 @@ class Table:
             id="table",
             name="Table",
             version="0",
-            actions=(ActionHandler("TURN", self._turn), ActionHandler("END_PHASE", self._end_phase)),
+            actions=(
+                ActionHandler("TURN", self._turn),
+                ActionHandler("END_PHASE", self._end_phase),
+                ActionHandler("SKIP_PHASE", self._skip_phase),
+                ActionHandler("SKIP_TURN", self._skip_turn),
+            ),
             setup=lambda ctx: self._setup(ctx, initial_cards, first_seat),
         )
         self.engine = Engine([DrawPlugin, plugin])
@@ -85,6 +101,16 @@ class Table:
         state, _ = self.engine.dispatch(state, Action("END_PHASE", f"p{seat}", {"seat": seat}))
         return state
 
+    def skip_phase(self, state: State, seat: int, phase: str) -> State:
+        """What an Indulgence placed on `seat` does: mark its next `phase` skipped."""
+        state, _ = self.engine.dispatch(state, Action("SKIP_PHASE", None, {"seat": seat, "phase": phase}))
+        return state
+
+    def skip_turn(self, state: State, seat: int) -> State:
+        """What turning `seat`'s general face down does: mark its next turn skipped."""
+        state, _ = self.engine.dispatch(state, Action("SKIP_TURN", None, {"seat": seat}))
+        return state
+
     def fired(self, timing: str) -> list[tuple[Any, ...]]:
         return [entry for entry in self.log if entry[0] == timing]
 
@@ -106,6 +132,14 @@ class Table:
 
     def _end_phase(self, action: Action, ctx: Context) -> HandlerResult:
         ctx.state["variables"]["rests_in"] = finish_phase(ctx, action.payload["seat"], self.phases)
+        return HandlerResult(ctx.state, [])
+
+    def _skip_phase(self, action: Action, ctx: Context) -> HandlerResult:
+        skip_phase(ctx, action.payload["seat"], action.payload["phase"])
+        return HandlerResult(ctx.state, [])
+
+    def _skip_turn(self, action: Action, ctx: Context) -> HandlerResult:
+        skip_turn(ctx, action.payload["seat"])
         return HandlerResult(ctx.state, [])
 
     def _body(self, ctx: Context, seat: int) -> None:
@@ -291,6 +325,187 @@ def test_a_turn_start_handler_skips_the_turn(how: str) -> None:
     assert state["position"]["turn"] == 1
     assert state["position"]["phase"] == ""
     assert _hand(state, 3) == []
+
+
+# --- phases and turns skipped before they start -----------------------------------
+#
+# An Indulgence resolved in the judge phase skips the coming play phase; a general
+# turned face down skips its owner's next turn. Both leave a mark in the state that
+# the seat's next entry into that phase (or turn) consumes.
+
+
+def _record_skipped(table: Table, *timings_to_record: str) -> list[tuple[str, Any, bool]]:
+    """(timing, phase or else seat, skipped) each time one of the timings reaches
+    the game's rules, as the seats' handlers left its data."""
+    seen: list[tuple[str, Any, bool]] = []
+
+    def recorder(timing: str) -> Callable[[Context, Any], None]:
+        def record(ctx: Context, data: Any) -> None:
+            seen.append((timing, getattr(data, "phase", data.seat), data.skipped))
+
+        return record
+
+    for timing in timings_to_record:
+        table.add(timing, recorder(timing))
+    return seen
+
+
+def test_a_phase_marked_before_the_turn_is_skipped_as_if_a_phase_changing_handler_had_skipped_it() -> None:
+    table = Table()
+    phase_log = _record_skipped(
+        table, timings.PHASE_CHANGING, timings.PHASE_SKIPPING, timings.PHASE_SKIPPED, timings.PHASE_START
+    )
+    state = table.skip_phase(table.start(), 1, "draw")
+    assert state["position"]["skips"] == [{"seat": 1, "phase": "draw"}]
+    state = table.turn(state, 1)
+    assert [entry for entry in phase_log if entry[1] == "draw"] == [
+        (timings.PHASE_CHANGING, "draw", True),
+        (timings.PHASE_SKIPPING, "draw", True),
+        (timings.PHASE_SKIPPED, "draw", True),
+    ], "handlers of PHASE_CHANGING see the phase already skipped; it never starts"
+    assert (timings.PHASE_CHANGING, "prepare", False) in phase_log
+    assert table.bodies() == ["prepare"]
+    assert _hand(state, 1) == []
+    assert state["variables"]["rests_in"] == "play", "the turn walks on to the next phase"
+    assert state["position"]["skips"] == [], "the mark is consumed"
+
+
+def test_a_phase_mark_skips_one_phase_once_and_only_for_its_seat() -> None:
+    table = Table()
+    state = table.skip_phase(table.start(), 1, "draw")
+    state = table.end_phase(table.turn(state, 0), 0)
+    assert _hand(state, 0) == ["c00", "c01"], "seat 0's draw phase is not seat 1's"
+    state = table.end_phase(table.turn(state, 1), 1)
+    assert _hand(state, 1) == []
+    state = table.end_phase(table.turn(state, 1), 1)
+    assert _hand(state, 1) == ["c02", "c03"], "the mark was used up by the first draw phase"
+    assert table.fired(timings.PHASE_SKIPPED) == [(timings.PHASE_SKIPPED, 1, "draw")]
+
+
+def test_each_mark_skips_one_entry_so_two_marks_skip_the_next_two() -> None:
+    table = Table()
+    state = table.skip_phase(table.skip_phase(table.start(), 2, "draw"), 2, "draw")
+    for _ in range(3):
+        state = table.end_phase(table.turn(state, 2), 2)
+    assert _hand(state, 2) == ["c00", "c01"], "only the third draw phase draws"
+    assert len(table.fired(timings.PHASE_SKIPPED)) == 2
+
+
+def test_an_indulgence_resolved_earlier_in_the_turn_skips_that_turns_play_phase() -> None:
+    table = Table()
+
+    def judge(ctx: Context, data: timings.PhaseData) -> None:
+        if data.phase == "prepare" and not ctx.state["variables"].get("judged"):
+            ctx.state["variables"]["judged"] = True
+            skip_phase(ctx, data.seat, "play")
+
+    table.add(timings.PHASE_PROCEEDING, judge, seat=0)
+    state = table.turn(table.start(), 0)
+    assert state["variables"]["rests_in"] is None, "the player is never asked to play"
+    assert table.bodies() == ["prepare", "draw", "finish"]
+    assert table.fired(timings.PHASE_SKIPPED) == [(timings.PHASE_SKIPPED, 0, "play")]
+    state = table.turn(state, 0)
+    assert state["variables"]["rests_in"] == "play", "the next turn plays as usual"
+
+
+def test_a_phase_changing_handler_may_cancel_a_marked_skip_which_is_still_consumed() -> None:
+    table = Table()
+
+    def nullify(ctx: Context, data: timings.PhaseData) -> None:
+        data.skipped = False
+
+    table.add(timings.PHASE_CHANGING, nullify, seat=1)
+    state = table.turn(table.skip_phase(table.start(), 1, "draw"), 1)
+    assert _hand(state, 1) == ["c00", "c01"]
+    assert table.fired(timings.PHASE_SKIPPING) == []
+    assert state["position"]["skips"] == []
+
+
+def test_a_turn_marked_skipped_begins_and_ends_without_entering_a_phase() -> None:
+    table = Table()
+    turn_log = _record_skipped(table, timings.TURN_START)
+    state = table.skip_turn(table.start(), 3)
+    assert state["position"]["skips"] == [{"seat": 3, "phase": None}]
+    state = table.turn(state, 3)
+    assert turn_log == [(timings.TURN_START, 3, True)], "TURN_START handlers see the turn already skipped"
+    assert state["variables"]["rests_in"] is None
+    assert table.bodies() == []
+    assert table.fired(timings.PHASE_CHANGING) == []
+    assert table.fired(timings.TURN_END) == [(timings.TURN_END, 3, None)]
+    assert (state["position"]["current"], state["position"]["turn"], state["position"]["phase"]) == (3, 1, "")
+    assert state["position"]["skips"] == []
+    state = table.turn(state, 3)
+    assert turn_log[-1] == (timings.TURN_START, 3, False), "only the next turn is skipped"
+    assert state["variables"]["rests_in"] == "play"
+
+
+def test_a_skipped_turn_leaves_the_seats_phase_marks_for_its_next_turn_entered() -> None:
+    table = Table()
+    state = table.skip_phase(table.skip_turn(table.start(), 1), 1, "draw")
+    state = table.turn(state, 1)
+    assert state["position"]["skips"] == [{"seat": 1, "phase": "draw"}]
+    state = table.turn(state, 1)
+    assert _hand(state, 1) == [] and state["position"]["skips"] == []
+
+
+def test_marks_are_plain_data_that_survive_a_checkpoint() -> None:
+    table = Table()
+    state = table.skip_turn(table.skip_phase(table.start(), 0, "draw"), 1)
+    restored = copy_state(state)  # through msgpack, as a checkpoint is stored
+    assert restored == state
+    restored = table.end_phase(table.turn(restored, 0), 0)
+    assert _hand(restored, 0) == []
+    restored = table.turn(restored, 1)
+    assert restored["variables"]["rests_in"] is None
+    assert restored["position"]["skips"] == []
+
+
+def test_a_mark_for_a_seat_not_at_the_table_or_a_nameless_phase_is_refused() -> None:
+    table = Table()
+    state = table.start()
+    with pytest.raises(ValueError, match="no seat 4"):
+        table.skip_turn(state, 4)
+    with pytest.raises(ValueError, match="no seat -1"):
+        table.skip_phase(state, -1, "draw")
+    with pytest.raises(ValueError, match="phase name"):
+        table.skip_phase(state, 0, "")
+
+
+MARKS = st.lists(
+    st.tuples(st.integers(0, 3), st.sampled_from([None, "prepare", "draw", "play", "finish"])), max_size=4
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(marks=MARKS)
+def test_every_mark_skips_exactly_the_next_entry_of_its_seats_phase_or_turn(
+    marks: list[tuple[int, str | None]]
+) -> None:
+    table = Table()
+    turn_log = _record_skipped(table, timings.TURN_START)
+    state = table.start()
+    for seat, phase in marks:
+        state = table.skip_turn(state, seat) if phase is None else table.skip_phase(state, seat, phase)
+    table.log.clear()
+    rounds = 1 + len(marks)
+    for _ in range(rounds):
+        for seat in range(4):
+            state = table.turn(state, seat)
+            if state["variables"]["rests_in"] is not None:
+                state = table.end_phase(state, seat)
+    assert state["position"]["skips"] == []
+    for seat in range(4):
+        turns_marked = marks.count((seat, None))
+        skipped_turns = [entry[2] for entry in turn_log if entry[1] == seat]
+        assert skipped_turns == [True] * turns_marked + [False] * (rounds - turns_marked), (
+            "a seat's marked turns are its next ones"
+        )
+        for phase in ("prepare", "draw", "play", "finish"):
+            phase_marks = marks.count((seat, phase))
+            skipped = [entry for entry in table.fired(timings.PHASE_SKIPPED) if entry[1:] == (seat, phase)]
+            assert len(skipped) == phase_marks
+            entered = table.fired(timings.PHASE_CHANGING).count((timings.PHASE_CHANGING, seat, phase))
+            assert entered == rounds - turns_marked, "phases are entered only in turns not skipped"
 
 
 # --- the order handlers run in ------------------------------------------------------
