@@ -32,6 +32,7 @@ from tablehost.actors.room import RoomActor
 from tablehost.actors.table_directory import TableDirectory, TableRecord
 from tablehost.actors.tokens import SPECTATOR_SEAT, SeatClaim, sign_seat_token
 from tablehost.games.engine.rng import Random
+from tablehost.games.engine.rules import GameRules, InvalidJoin
 from tablehost.games.registry import GameCatalog, UnknownGame, UnknownVariant
 
 log = logging.getLogger("tablehost.lobby")
@@ -182,15 +183,16 @@ class LobbyActor:
         self._propose()
         return True
 
-    async def create_private_table(self, game: str, variant: str, turn_timeout_ms: int) -> dict[str, Any]:
+    async def create_private_table(self, game: str, variant: str, turn_timeout_ms: int, seats: int = 0) -> dict[str, Any]:
         rules = self._rules(game, variant)
+        seats = self._seats(rules, seats)
         if self.matchmaker.private_count >= self.config.max_private_tables:
             raise LobbyRefused(Refusal.RESOURCE_EXHAUSTED, "too many private tables are waiting to fill; try later")
         code = self._new_code()
         overrides = {"turn_timeout_ms": turn_timeout_ms} if turn_timeout_ms else {}
-        self.matchmaker.open_private(code, game, rules.max_seats, self._options_for(game, overrides), time.monotonic())
+        self.matchmaker.open_private(code, game, seats, self._options_for(game, overrides), time.monotonic())
         log.info("private %s table %s created", game, code)
-        return {"code": code, "game": game, "seats": rules.max_seats}
+        return {"code": code, "game": game, "seats": seats}
 
     async def spectate(self, table_id: str) -> dict[str, Any]:
         record = self._running(table_id)
@@ -228,7 +230,8 @@ class LobbyActor:
                  "tables": len(room.tables), "capacity": room.capacity, "pid": room.pid}
             )
         queues = [
-            {"game": key.game, "variant": key.variant, "waiting": len(g.waiting), "proposed": g.proposed * g.seats}
+            {"game": key.game, "variant": key.variant, "seats": key.seats, "partition": key.partition,
+             "waiting": len(g.waiting), "proposed": g.proposed * g.seats}
             for key, g in sorted(self.matchmaker.gatherings.items(), key=lambda item: item[0].label)
             if not key.code
         ]
@@ -271,18 +274,35 @@ class LobbyActor:
         door.last_seen = time.monotonic()
         return door
 
-    def _join(self, join: dict[str, str], door_id: str) -> Entrant:
+    def _join(self, join: dict[str, Any], door_id: str) -> Entrant:
+        """A player into a queue (split by the partition the game gives its
+        join data) or a private table (which must be compatible with it)."""
         code = join.get("code", "")
         if code:
             gathering = self.matchmaker.private_gathering(code)
             if gathering is None:
                 raise LobbyRefused(Refusal.NOT_FOUND, f"no private table {code} is waiting for players")
+            rules = self.catalog.rules(gathering.key.game)
+            data, partition = self._checked_join(rules, join.get("join", {}))
+            if gathering.partition is not None and partition != gathering.partition:
+                raise LobbyRefused(Refusal.INVALID_ARGUMENT,
+                                   f"your join data is not compatible with private table {code}'s players")
+            gathering.partition = partition
         else:
             rules = self._rules(join["game"], join["variant"])
-            gathering = self.matchmaker.queue(
-                join["game"], join["variant"], rules.max_seats, self._options_for(join["game"], {}), time.monotonic()
-            )
-        return self.matchmaker.join(gathering, join["ticket"], join["name"] or join["ticket"], door_id)
+            data, partition = self._checked_join(rules, join.get("join", {}))
+            gathering = self.matchmaker.queue(join["game"], join["variant"], self._seats(rules, join.get("seats", 0)),
+                                              self._options_for(join["game"], {}), time.monotonic(), partition)
+        return self.matchmaker.join(gathering, join["ticket"], join["name"] or join["ticket"], door_id, data)
+
+    @staticmethod
+    def _checked_join(rules: GameRules, data: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """The game's own check of a player's join data, and its partition."""
+        try:
+            checked = rules.check_join(data)
+            return checked, rules.join_partition(checked)
+        except InvalidJoin as error:
+            raise LobbyRefused(Refusal.INVALID_ARGUMENT, f"join data refused by {rules.name}: {error}") from None
 
     def _propose(self) -> None:
         for group in self.matchmaker.propose(time.monotonic()):
@@ -338,7 +358,7 @@ class LobbyActor:
                 "table_id": pending.table_id,
                 "game": pending.group.gathering.key.game,
                 "seed": pending.seed,
-                "entrants": [{"ticket": e.ticket, "name": e.name} for e in pending.group.entrants],
+                "entrants": [{"ticket": e.ticket, "name": e.name, "join": e.join} for e in pending.group.entrants],
                 "options": pending.group.gathering.options,
             }
             for pending in batch
@@ -378,6 +398,7 @@ class LobbyActor:
             TableRecord(
                 table_id=pending.table_id, game=game, variant=group.gathering.key.variant, seed=pending.seed,
                 room_id=room.room_id, endpoint=room.endpoint, players=names, tickets=list(seated_tickets),
+                join=[by_ticket[ticket].join for ticket in seated_tickets],
                 entrants=[e.ticket for e in group.entrants], options=dict(group.gathering.options),
                 started_ms=time.time_ns() // 1_000_000,
             )
@@ -526,12 +547,19 @@ class LobbyActor:
 
     # -- small helpers -------------------------------------------------------------------------
 
-    def _rules(self, game: str, variant: str) -> Any:
+    def _rules(self, game: str, variant: str) -> GameRules:
         try:
             self.catalog.check_variant(game, variant)
         except (UnknownGame, UnknownVariant) as error:
             raise LobbyRefused(Refusal.INVALID_ARGUMENT, str(error.args[0])) from None
         return self.catalog.rules(game)
+
+    @staticmethod
+    def _seats(rules: GameRules, asked: int) -> int:
+        try:
+            return rules.table_seats(asked)
+        except ValueError as error:
+            raise LobbyRefused(Refusal.INVALID_ARGUMENT, str(error)) from None
 
     def _running(self, table_id: str) -> TableRecord:
         record = self.directory.running(table_id)

@@ -47,15 +47,22 @@ class LobbyRefused(Exception):
 
 @dataclass(frozen=True, slots=True)
 class GatheringKey:
-    """A public queue is (game, variant); a private table is its code."""
+    """A public queue is (game, variant, partition): players the game calls
+    compatible (by their join data) share a partition. A private table is its code."""
 
     game: str
     variant: str = ""
     code: str = ""
+    partition: str = ""
+    seats: int = 0
 
     @property
     def label(self) -> str:
-        return f"private table {self.code}" if self.code else f"{self.game}/{self.variant}"
+        if self.code:
+            return f"private table {self.code}"
+        label = self.game + (f"/{self.variant}" if self.variant else "")
+        label += f" at {self.seats} seats" if self.seats else ""
+        return label + (f" ({self.partition})" if self.partition else "")
 
 
 @dataclass(eq=False, slots=True)
@@ -64,6 +71,7 @@ class Entrant:
     name: str
     door: str
     key: GatheringKey
+    join: dict[str, Any] = field(default_factory=dict)  # the game's checked join data
     group: int | None = None
 
 
@@ -75,6 +83,9 @@ class Gathering:
     created_at: float
     waiting: OrderedDict[str, Entrant] = field(default_factory=OrderedDict)
     proposed: int = 0  # groups of this gathering awaiting confirmation
+    # A private table takes the join-data partition of its first player;
+    # a public queue's is in its key.
+    partition: str | None = None
 
     @property
     def private(self) -> bool:
@@ -117,8 +128,9 @@ class Matchmaker:
 
     # -- gatherings -------------------------------------------------------------
 
-    def queue(self, game: str, variant: str, seats: int, options: dict[str, Any], now: float) -> Gathering:
-        key = GatheringKey(game, variant)
+    def queue(self, game: str, variant: str, seats: int, options: dict[str, Any], now: float,
+              partition: str = "") -> Gathering:
+        key = GatheringKey(game, variant, partition=partition, seats=seats)
         gathering = self.gatherings.get(key)
         if gathering is None:
             gathering = self.gatherings[key] = Gathering(key, seats, options, now)
@@ -144,14 +156,15 @@ class Matchmaker:
 
     # -- players ---------------------------------------------------------------
 
-    def join(self, gathering: Gathering, ticket: str, name: str, door: str) -> Entrant:
+    def join(self, gathering: Gathering, ticket: str, name: str, door: str,
+             join: dict[str, Any] | None = None) -> Entrant:
         if ticket in self.entrants:
             raise LobbyRefused(Refusal.ALREADY_EXISTS, f"ticket {ticket} is already waiting")
         if gathering.private and len(gathering.waiting) + gathering.proposed * gathering.seats >= gathering.seats:
             # A private table forms one table and is then forgotten: a player
             # beyond its seats would wait for a table that never comes.
             raise LobbyRefused(Refusal.RESOURCE_EXHAUSTED, f"private table {gathering.key.code} is full")
-        entrant = Entrant(ticket, name, door, gathering.key)
+        entrant = Entrant(ticket, name, door, gathering.key, join or {})
         gathering.waiting[ticket] = entrant
         self.entrants[ticket] = entrant
         self._dirty.add(gathering.key)

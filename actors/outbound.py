@@ -6,6 +6,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from tablehost.games.engine.errors import Reason
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +31,7 @@ class DeltaOut:
 @dataclass(frozen=True, slots=True)
 class RejectionOut:
     act_id: str
-    reason: str  # a games.engine.errors.Reason value, or one of the host-level reasons below
+    reason: Reason
     message: str
 
 
@@ -62,11 +64,5 @@ class CloseOut:
     details: str
     ending: StreamEnd = StreamEnd.UNAVAILABLE
 
-
-# Reasons only the host can give (the rules never see seats or tokens).
-NOT_YOUR_SEAT = "not_your_seat"
-RATE_LIMITED = "rate_limited"
-BAD_TOKEN = "bad_token"
-PROTOCOL = "protocol"
 
 Outbound = SnapshotOut | DeltaOut | RejectionOut | AcceptedOut | GameOverOut | CloseOut

@@ -169,6 +169,7 @@ class RoomActor:
                 rate=self.config.commit_rate,
                 burst=self.config.commit_burst,
                 owner=self,
+                join=[entrant.get("join", {}) for entrant in seated],
             )
         except Exception as error:  # the game's setup failed: this table only
             log.exception("room %s could not set up table %s (%s)", self.room_id, table_id, request["game"])
@@ -250,6 +251,14 @@ class RoomActor:
             "tables_failed": self.tables_failed,
             "streams": sum(table.subscriber_count for table in self.tables.values()),
         }
+
+    async def table_log(self, table_id: str) -> dict[str, Any] | None:
+        """A table's match header and every accepted command, as plain data:
+        what a replay needs to rebuild its state."""
+        table = self.tables.get(table_id)
+        if table is None:
+            return None
+        return {"header": table.match.header(), "commands": [command.to_plain() for command in table.match.commands]}
 
     async def table_status(self, table_id: str) -> dict[str, Any] | None:
         """One table's counters and state hash (what tests check behind the wire)."""

@@ -19,9 +19,6 @@ from typing import Any, Callable, Protocol
 import msgpack
 
 from tablehost.actors.outbound import (
-    NOT_YOUR_SEAT,
-    PROTOCOL,
-    RATE_LIMITED,
     AcceptedOut,
     CloseOut,
     DeltaOut,
@@ -34,7 +31,8 @@ from tablehost.actors.outbound import (
 from tablehost.actors.outbox import Outbox
 from tablehost.actors.tokens import SPECTATOR_SEAT
 from tablehost.games.engine.errors import Reason, RuleError
-from tablehost.games.engine.match import GameRules, Match
+from tablehost.games.engine.match import Match
+from tablehost.games.engine.rules import GameRules
 from tablehost.games.engine.views import EncodedView, View, canonical_bytes, delta_bytes, encode_view
 
 log = logging.getLogger("tablehost.table")
@@ -90,14 +88,6 @@ class Change:
     deltas: dict[int, tuple[bytes, str]]
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    accepted: bool
-    seq: int = 0
-    reason: str = ""
-    message: str = ""
-
-
 @dataclass
 class TableStats:
     moves: int = 0
@@ -134,10 +124,11 @@ class Table:
         burst: float = 400.0,
         clock: Callable[[], int] = wall_clock_ms,
         owner: TableOwner | None = None,
+        join: list[dict[str, Any]] | None = None,
     ) -> None:
         self.table_id = table_id
         self.clock = clock
-        self.match = Match(rules, seed, players, options, clock())
+        self.match = Match(rules, seed, players, options, clock(), join)
         self.seq = 0
         self.stats = TableStats()
         # Set when the rules raised something other than a RuleError: the
@@ -157,7 +148,9 @@ class Table:
         self._base: dict[int, tuple[int, str]] = {v: (0, view.hash) for v, view in self._views.items()}
         self._spectators = 0
         self._log: list[Change] = []
-        self._outcomes: dict[tuple[int, str], Outcome] = {}
+        # The first outcome of each (seat, act_id): the seq that applied it,
+        # or the rejection, sent again for a repeated act_id.
+        self._outcomes: dict[tuple[int, str], int | RejectionOut] = {}
         self._subscribers: set[Subscriber] = set()
         self._timer: asyncio.TimerHandle | None = None
         # The room's loop, looked up once: asyncio.get_running_loop() makes a
@@ -239,10 +232,10 @@ class Table:
         if self.failure is not None:
             return  # the table is closed; this stream's end is already queued
         if not subscriber.bucket.take():
-            self._reject(subscriber, act_id, RATE_LIMITED, "too many messages; slow down", remember=False)
+            self._reject(subscriber, act_id, Reason.RATE_LIMITED, "too many messages; slow down", remember=False)
             return
         if not 0 < len(act_id.encode()) <= MAX_ACT_ID_LENGTH:
-            self._reject(subscriber, act_id, PROTOCOL, f"act_id must be 1-{MAX_ACT_ID_LENGTH} UTF-8 bytes", False)
+            self._reject(subscriber, act_id, Reason.PROTOCOL, f"act_id must be 1-{MAX_ACT_ID_LENGTH} UTF-8 bytes", False)
             return
         key = (subscriber.seat, act_id)
         previous = self._outcomes.get(key)
@@ -250,17 +243,17 @@ class Table:
             self._repeat(subscriber, act_id, previous)
             return
         if subscriber.seat == SPECTATOR_SEAT:
-            self._reject(subscriber, act_id, NOT_YOUR_SEAT, "spectators cannot act")
+            self._reject(subscriber, act_id, Reason.NOT_YOUR_SEAT, "spectators cannot act")
             return
         try:
             action = msgpack.unpackb(action_bytes, raw=False)
         except Exception as error:  # msgpack raises several unrelated types for bad bytes
-            self._reject(subscriber, act_id, Reason.MALFORMED.value, f"action bytes are not msgpack: {error}")
+            self._reject(subscriber, act_id, Reason.MALFORMED, f"action bytes are not msgpack: {error}")
             return
         if isinstance(action, dict) and "seat" in action:
             if action["seat"] != subscriber.seat:
                 self._reject(
-                    subscriber, act_id, NOT_YOUR_SEAT,
+                    subscriber, act_id, Reason.NOT_YOUR_SEAT,
                     f"your token is for seat {subscriber.seat}, not seat {action['seat']!r}",
                 )
                 return
@@ -268,20 +261,20 @@ class Table:
         try:
             self.match.act(subscriber.seat, action, self.clock())
         except RuleError as error:
-            self._reject(subscriber, act_id, error.reason.value, error.message)
+            self._reject(subscriber, act_id, error.reason, error.message)
             return
         except Exception as error:  # a bug in the rules: this table ends, its room goes on
             self._fail(f"its rules failed on a commit from seat {subscriber.seat}", error)
             return
         self.stats.moves += 1
-        self._outcomes[key] = Outcome(True, self.seq + 1)
+        self._outcomes[key] = self.seq + 1
         self._publish(act_id, automatic=False, first=subscriber)
 
     def ack(self, subscriber: Subscriber, seq: int, client_hash: str) -> None:
         """A hash that differs from ours at that seq is a desync: count it and
         resend the whole view (R-P3)."""
         if not 0 <= seq <= self.seq:
-            subscriber.outbox.put(RejectionOut("", PROTOCOL, f"ack for seq {seq}; the table is at {self.seq}"))
+            subscriber.outbox.put(RejectionOut("", Reason.PROTOCOL, f"ack for seq {seq}; the table is at {self.seq}"))
             return
         expected = self._hash_at(subscriber.seat, seq)
         if expected is None:
@@ -384,7 +377,8 @@ class Table:
             self._owner.table_finished(self)
 
     def _schedule_timer(self) -> None:
-        """The turn timer (R-P8) runs on the room's loop; a move cancels it."""
+        """One timer, on the room's loop, for the earliest deadline of the
+        open requests; every published change sets it again."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -395,18 +389,26 @@ class Table:
         self._timer = self._loop.call_later(delay, self._expire, self.seq)
 
     def _expire(self, scheduled_at_seq: int) -> None:
+        """Take the default of every request whose deadline has passed, the
+        earliest first, each published as its own change marked automatic."""
         self._timer = None
-        if scheduled_at_seq != self.seq or self.match.result is not None or self.failure is not None:
+        if scheduled_at_seq != self.seq or self.failure is not None:
             return
-        try:
-            self.match.act_automatically(self.clock())
-        except Exception as error:  # even a RuleError here is the game's bug: its own move
-            self._fail("its automatic move failed when the turn timer expired", error)
-            return
-        self.stats.moves += 1
-        self.stats.automatic_moves += 1
-        log.info("turn timer expired table=%s seq=%d: automatic move", self.table_id, self.seq + 1)
-        self._publish("", automatic=True)
+        now = self.clock()
+        while self.match.result is None and (request := self.match.next_expired(now)) is not None:
+            try:
+                self.match.act_automatically(request, now)
+            except Exception as error:  # even a RuleError here is the game's bug: its own default
+                self._fail(f"its automatic move for seat {request.seat} failed when its deadline passed", error)
+                return
+            self.stats.moves += 1
+            self.stats.automatic_moves += 1
+            log.info("deadline passed table=%s seq=%d seat=%d: automatic move", self.table_id, self.seq + 1,
+                     request.seat)
+            self._publish("", automatic=True)
+            if self.failure is not None:
+                return
+        self._schedule_timer()
 
     def _fail(self, what: str, error: Exception) -> None:
         """End this table with a clear status: its game can no longer be
@@ -417,16 +419,17 @@ class Table:
         if self._owner is not None:
             self._owner.table_failed(self, self.failure)
 
-    def _reject(self, subscriber: Subscriber, act_id: str, reason: str, message: str, remember: bool = True) -> None:
+    def _reject(self, subscriber: Subscriber, act_id: str, reason: Reason, message: str, remember: bool = True) -> None:
         self.stats.rejects += 1
+        rejection = RejectionOut(act_id, reason, message)
         if remember and act_id:
-            self._outcomes[(subscriber.seat, act_id)] = Outcome(False, reason=reason, message=message)
+            self._outcomes[(subscriber.seat, act_id)] = rejection
         log.info("rejected table=%s seq=%d act_id=%s seat=%d: %s (%s)", self.table_id, self.seq, act_id,
                  subscriber.seat, message, reason)
-        subscriber.outbox.put(RejectionOut(act_id, reason, message))
+        subscriber.outbox.put(rejection)
 
-    def _repeat(self, subscriber: Subscriber, act_id: str, outcome: Outcome) -> None:
-        if outcome.accepted:
-            subscriber.outbox.put(AcceptedOut(act_id, outcome.seq))
+    def _repeat(self, subscriber: Subscriber, act_id: str, outcome: int | RejectionOut) -> None:
+        if isinstance(outcome, RejectionOut):
+            subscriber.outbox.put(outcome)
         else:
-            subscriber.outbox.put(RejectionOut(act_id, outcome.reason, outcome.message))
+            subscriber.outbox.put(AcceptedOut(act_id, outcome))

@@ -21,6 +21,7 @@ class TableRecord:
     endpoint: str
     players: list[str]  # display names by seat
     tickets: list[str]  # by seat
+    join: list[dict[str, Any]]  # each seat's join data, as the game checked it
     entrants: list[str]  # tickets in arrival order (the seating's input)
     options: dict[str, Any]
     started_ms: int
@@ -41,6 +42,7 @@ class TableRecord:
             "endpoint": self.endpoint,
             "players": list(self.players),
             "tickets": list(self.tickets),
+            "join": [dict(data) for data in self.join],
             "entrants": list(self.entrants),
             "options": dict(self.options),
             "started_ms": self.started_ms,

@@ -13,9 +13,6 @@ import grpc
 from grpc import aio
 
 from tablehost.actors.outbound import (
-    BAD_TOKEN,
-    PROTOCOL,
-    RATE_LIMITED,
     AcceptedOut,
     CloseOut,
     DeltaOut,
@@ -27,22 +24,15 @@ from tablehost.actors.outbound import (
 )
 from tablehost.actors.table import Subscriber, Table, wall_clock_ms
 from tablehost.actors.tokens import TokenError, verify_seat_token
+from tablehost.games.engine.errors import Reason
 from tablehost.v1 import table_pb2 as pb
 from tablehost.v1 import table_pb2_grpc
 
 log = logging.getLogger("tablehost.table_service")
 
-REASON_CODES = {
-    "not_your_turn": pb.REJECT_REASON_NOT_YOUR_TURN,
-    "not_your_seat": pb.REJECT_REASON_NOT_YOUR_SEAT,
-    "illegal_move": pb.REJECT_REASON_ILLEGAL_MOVE,
-    "malformed": pb.REJECT_REASON_MALFORMED,
-    "unknown_action": pb.REJECT_REASON_UNKNOWN_ACTION,
-    "game_over": pb.REJECT_REASON_GAME_OVER,
-    "rate_limited": pb.REJECT_REASON_RATE_LIMITED,
-    "bad_token": pb.REJECT_REASON_BAD_TOKEN,
-    "protocol": pb.REJECT_REASON_PROTOCOL,
-}
+# The one mapping between the host's reasons and the wire's: by name
+# (tests/unit/test_reject_reasons.py checks that every reason has its enum value).
+WIRE_REASON: dict[Reason, int] = {reason: pb.RejectReason.Value(f"REJECT_REASON_{reason.name}") for reason in Reason}
 
 
 def to_proto(message: Outbound) -> pb.ServerMessage:
@@ -62,7 +52,7 @@ def to_proto(message: Outbound) -> pb.ServerMessage:
         )
     if isinstance(message, RejectionOut):
         return pb.ServerMessage(
-            rejection=pb.Rejection(act_id=message.act_id, reason=REASON_CODES[message.reason], message=message.message)
+            rejection=pb.Rejection(act_id=message.act_id, reason=WIRE_REASON[message.reason], message=message.message)
         )
     if isinstance(message, AcceptedOut):
         return pb.ServerMessage(accepted=pb.Accepted(act_id=message.act_id, seq=message.seq))
@@ -78,7 +68,7 @@ _CLIENT_DONE = CloseOut("the client closed its stream")
 
 
 def _bad_hello(details: str) -> pb.ServerMessage:
-    return pb.ServerMessage(rejection=pb.Rejection(reason=REASON_CODES[BAD_TOKEN], message=details))
+    return pb.ServerMessage(rejection=pb.Rejection(reason=WIRE_REASON[Reason.BAD_TOKEN], message=details))
 
 
 class TableService(table_pb2_grpc.TableServicer):
@@ -139,10 +129,10 @@ class TableService(table_pb2_grpc.TableServicer):
                 if kind == "commit":
                     table.commit(subscriber, message.commit.act_id, message.commit.action)
                 elif table.rate_limited(subscriber):
-                    subscriber.outbox.put(RejectionOut("", RATE_LIMITED, "too many messages; slow down"))
+                    subscriber.outbox.put(RejectionOut("", Reason.RATE_LIMITED, "too many messages; slow down"))
                 elif kind == "ack":
                     table.ack(subscriber, message.ack.seq, message.ack.view_hash)
                 else:
-                    subscriber.outbox.put(RejectionOut("", PROTOCOL, f"unexpected {kind} after hello"))
+                    subscriber.outbox.put(RejectionOut("", Reason.PROTOCOL, f"unexpected {kind} after hello"))
         finally:
             subscriber.outbox.put(_CLIENT_DONE)

@@ -1,9 +1,10 @@
 """Bots that play a seat through the SDK, for load tests, tournaments and
 opponents in the terminal client.
 
-A bot knows no rules: it picks one of the actions the host listed in the
-view's `legal_actions` (R-P7). That keeps bots valid for every game the host
-runs and makes any rejection they receive a host-side finding.
+A bot knows no rules: when the game asks its seat to act, it picks one of
+the actions the host listed in the view's request ("request"
+→ "legal_actions"). That keeps bots valid for every game the host runs, and
+makes any rejection they receive a host-side finding.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from hdrh.histogram import HdrHistogram
 
 from tablehost.clients.codec import View
 from tablehost.clients.sdk import GameResult, TableSession
+from tablehost.v1 import table_pb2
 
 Action = dict[str, Any]
 
@@ -28,7 +30,6 @@ _SIGNIFICANT_DIGITS = 3
 
 # After RATE_LIMITED the view is still ours: wait a little before retrying.
 _RATE_LIMITED_PAUSE_S = 0.2
-_RATE_LIMITED = "REJECT_REASON_RATE_LIMITED"
 
 
 class NoLegalAction(ValueError):
@@ -42,7 +43,8 @@ class Bot(Protocol):
 
 
 def _legal_actions(view: View) -> list[Action]:
-    actions = view.get("legal_actions")
+    request = view.get("request")
+    actions = request.get("legal_actions") if isinstance(request, dict) else None
     if not actions:
         raise NoLegalAction(f"the view of seat {view.get('seat')} lists no legal actions")
     return actions
@@ -119,7 +121,7 @@ async def play_seat(session: TableSession, bot: Bot, stats: PlayStats, commit_ti
     make it spin; after RATE_LIMITED it pauses and retries the same view."""
     after_seq = -1
     while True:
-        view = await session.wait_for_turn(after_seq=after_seq)
+        view = await session.wait_for_request(after_seq=after_seq)
         if view is None:
             return await session.wait_game_over()
         seq_of_view = session.seq
@@ -128,7 +130,7 @@ async def play_seat(session: TableSession, bot: Bot, stats: PlayStats, commit_ti
         if outcome.accepted:
             stats.moves += 1
             after_seq = -1
-        elif outcome.reason == _RATE_LIMITED:
+        elif outcome.reason == table_pb2.REJECT_REASON_RATE_LIMITED:
             stats.rejects += 1
             await asyncio.sleep(_RATE_LIMITED_PAUSE_S)
             after_seq = -1

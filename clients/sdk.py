@@ -4,8 +4,9 @@
 A session keeps the seat's view by applying every delta in order, checks
 each view hash, acks it, and turns the protocol's asynchronous answers into
 awaitable results: `commit()` resolves with the delta that applied the action
-or the rejection of it, `wait_for_turn()` with the next view that lists this
-seat's legal actions. It recovers by itself from the ordinary failures of a
+or the rejection of it, `wait_for_request()` with the next view in which the
+game asks this seat to act (the view's "request": its legal actions and
+deadline). It recovers by itself from the ordinary failures of a
 long-lived stream: a gap in the seqs (resync from the last seq held), a
 dropped connection (reconnect with the last seq), a room that moved (ask the
 lobby where the table is served now). Commits in flight when the stream
@@ -29,7 +30,7 @@ from typing import Any, Literal, TypeVar
 import grpc
 import grpc.aio
 
-from tablehost.clients.codec import View, apply_delta, decode, encode_action, view_hash
+from tablehost.clients.codec import View, apply_delta, decode, encode, encode_action, view_hash
 from tablehost.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2
 
 log = logging.getLogger("tablehost.client")
@@ -138,17 +139,22 @@ class CommitOutcome:
 
     `accepted` with the `seq` that applied it (`duplicate` when the host
     answered an act_id it had already applied), or not accepted with the
-    `reason` (a tablehost.v1.RejectReason name such as
-    "REJECT_REASON_ILLEGAL_MOVE") and the host's `message`. `round_trip_s` is
-    the time from writing the commit to receiving its outcome."""
+    `reason` (a tablehost.v1.RejectReason value such as
+    table_pb2.REJECT_REASON_ILLEGAL_MOVE) and the host's `message`.
+    `round_trip_s` is the time from writing the commit to receiving its outcome."""
 
     act_id: str
     accepted: bool
     seq: int = 0
-    reason: str = ""
+    reason: int = table_pb2.REJECT_REASON_UNSPECIFIED
     message: str = ""
     duplicate: bool = False
     round_trip_s: float = 0.0
+
+    @property
+    def reason_name(self) -> str:
+        """The reason's name, e.g. "REJECT_REASON_ILLEGAL_MOVE", for people."""
+        return reject_reason_name(self.reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,10 +234,21 @@ class LobbyClient:
             self._stub = lobby_pb2_grpc.LobbyStub(self._channel)
         return self._stub
 
-    async def join_queue(self, game: str, display_name: str, variant: str = "", ticket: str = "") -> Assignment:
+    async def join_queue(
+        self,
+        game: str,
+        display_name: str,
+        variant: str = "",
+        ticket: str = "",
+        join_data: dict[str, Any] | None = None,
+        seats: int = 0,
+    ) -> Assignment:
         """Queue for `game` and return the seat once a table is filled.
+        `join_data` is this player's options for the game (a deck, say);
+        `seats` the table's size (0: the game's default).
         Raises QueueCancelled when the ticket leaves the queue meanwhile."""
-        request = lobby_pb2.JoinQueueRequest(game=game, variant=variant, display_name=display_name, ticket=ticket)
+        request = lobby_pb2.JoinQueueRequest(game=game, variant=variant, display_name=display_name, ticket=ticket,
+                                             join_data=encode(join_data) if join_data else b"", seats=seats)
         try:
             return Assignment.from_proto(await self.stub.JoinQueue(request))
         except grpc.aio.AioRpcError as error:
@@ -250,18 +267,22 @@ class LobbyClient:
             raise LobbyError(f"LeaveQueue for ticket {ticket!r}", error) from None
         return response.removed
 
-    async def create_private_table(self, game: str, variant: str = "") -> str:
+    async def create_private_table(self, game: str, variant: str = "", seats: int = 0, turn_timeout_ms: int = 0) -> str:
         """Open a private table and return the code others join it by."""
-        request = lobby_pb2.CreatePrivateTableRequest(game=game, variant=variant)
+        request = lobby_pb2.CreatePrivateTableRequest(game=game, variant=variant, seats=seats,
+                                                      turn_timeout_ms=turn_timeout_ms)
         try:
             response = await self.stub.CreatePrivateTable(request, timeout=self.call_timeout)
         except grpc.aio.AioRpcError as error:
             raise LobbyError(f"CreatePrivateTable for {game!r}", error) from None
         return response.code
 
-    async def join_private_table(self, code: str, display_name: str, ticket: str = "") -> Assignment:
+    async def join_private_table(
+        self, code: str, display_name: str, ticket: str = "", join_data: dict[str, Any] | None = None
+    ) -> Assignment:
         """Take a seat at a private table; returns once every seat is taken."""
-        request = lobby_pb2.JoinPrivateTableRequest(code=code, display_name=display_name, ticket=ticket)
+        request = lobby_pb2.JoinPrivateTableRequest(code=code, display_name=display_name, ticket=ticket,
+                                                    join_data=encode(join_data) if join_data else b"")
         try:
             return Assignment.from_proto(await self.stub.JoinPrivateTable(request))
         except grpc.aio.AioRpcError as error:
@@ -296,7 +317,7 @@ class TableSession:
 
     Create it with `await TableSession.connect(assignment, lobby)`. The view
     is replaced by snapshots and advanced by deltas on a background task;
-    callers read `view`, `seq` and `result` and await `wait_for_turn()`,
+    callers read `view`, `seq` and `result` and await `wait_for_request()`,
     `commit()` and `wait_game_over()`. Counters: `desyncs` (hash mismatches,
     each answered by a host snapshot), `rejects` (this session's commits the
     host refused), `gaps` (deltas that skipped a seq, each answered by a
@@ -421,21 +442,29 @@ class TableSession:
 
     # -- waiting and acting --------------------------------------------------
 
-    async def wait_for_turn(self, after_seq: int = -1, timeout: float | None = None) -> View | None:
-        """The view once this seat is to act and has legal actions, or None
-        once the game is over. With `after_seq`, only a view newer than that
-        seq counts: after a rejection, wait for the table to move on instead
-        of retrying against the same view."""
+    @property
+    def request(self) -> dict[str, Any] | None:
+        """What the game asks this seat now (its view's "request": the legal
+        actions, the deadline, and for a large choice its description), or None."""
+        request = self._view.get("request")
+        return request if isinstance(request, dict) else None
+
+    async def wait_for_request(self, after_seq: int = -1, timeout: float | None = None) -> View | None:
+        """The view once the game asks this seat to act (it carries a
+        "request"), or None once the game is over. Several seats may be asked
+        at once, and a seat may be asked out of turn. With `after_seq`, only a
+        view newer than that seq counts: after a rejection, wait for the table
+        to move on instead of retrying against the same view."""
 
         def ready() -> View | None:
             if self.result is not None:
                 return None
             view = self._view
-            if self._seq > after_seq and view.get("to_act") == self._seat and view.get("legal_actions"):
+            if self._seq > after_seq and isinstance(view.get("request"), dict):
                 return view
             return _NOT_YET
 
-        return await self._wait_until(ready, timeout, what=f"a turn for seat {self._seat}")
+        return await self._wait_until(ready, timeout, what=f"a request for seat {self._seat}")
 
     async def commit(self, action: dict[str, Any], act_id: str | None = None, timeout: float = 10.0) -> CommitOutcome:
         """Send one action and return its outcome; a rejection is an outcome,
@@ -771,14 +800,16 @@ class TableSession:
         await self._send(table_pb2.ClientMessage(ack=table_pb2.Ack(seq=delta.seq, view_hash=computed)))
 
     def _on_rejection(self, rejection: table_pb2.Rejection) -> None:
-        reason = reject_reason_name(rejection.reason)
         pending = self._pending.get(rejection.act_id) if rejection.act_id else None
         if pending is not None and not pending.future.done():
             self.rejects += 1
-            pending.future.set_result(CommitOutcome(rejection.act_id, False, reason=reason, message=rejection.message))
+            pending.future.set_result(
+                CommitOutcome(rejection.act_id, False, reason=rejection.reason, message=rejection.message)
+            )
         elif not rejection.act_id:
             self.stream_rejections += 1
-            log.info("table=%s seat=%d: host refused a message: %s (%s)", self.table_id, self._seat, rejection.message, reason)
+            log.info("table=%s seat=%d: host refused a message: %s (%s)", self.table_id, self._seat,
+                     rejection.message, reject_reason_name(rejection.reason))
 
     def _on_game_over(self, game_over: table_pb2.GameOver) -> None:
         result = decode(game_over.result) if game_over.result else {}

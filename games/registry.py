@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Iterable, Mapping
 
 from tablehost.games.bigtwo.game import RULES as BIGTWO
-from tablehost.games.engine.match import GameRules
+from tablehost.games.engine.rules import GameRules
 
 BUILT_IN: tuple[GameRules, ...] = (BIGTWO,)
 

@@ -12,6 +12,7 @@ import uuid
 from typing import Any
 
 import grpc
+import msgpack
 import ray
 from grpc import aio
 
@@ -27,6 +28,7 @@ log = logging.getLogger("tablehost.front_door")
 MAX_DISPLAY_NAME = 64
 MAX_TICKET = 64
 MAX_TABLE_ID = 128
+MAX_JOIN_DATA_BYTES = 4096
 
 STATUS_OF_REFUSAL = {
     Refusal.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
@@ -51,6 +53,22 @@ def check_text(field_name: str, value: str, limit: int) -> str:
     return value
 
 
+def decode_join_data(data: bytes) -> dict[str, Any]:
+    """A player's join data: a msgpack map with string keys (the game checks
+    what is in it), at most MAX_JOIN_DATA_BYTES."""
+    if not data:
+        return {}
+    if len(data) > MAX_JOIN_DATA_BYTES:
+        raise BadRequest(f"join_data is {len(data)} bytes; at most {MAX_JOIN_DATA_BYTES} are allowed")
+    try:
+        decoded = msgpack.unpackb(data, raw=False, strict_map_key=True)
+    except Exception as error:  # msgpack raises several unrelated types for bad bytes
+        raise BadRequest(f"join_data is not msgpack: {type(error).__name__}") from None
+    if not isinstance(decoded, dict):
+        raise BadRequest(f"join_data is a msgpack map, not {type(decoded).__name__}")
+    return decoded
+
+
 def check_code(code: str) -> str:
     code = code.strip().upper()
     if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
@@ -69,9 +87,11 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             self._catalog.check_variant(request.game, request.variant)
             name = check_text("display_name", request.display_name, MAX_DISPLAY_NAME)
             ticket = check_text("ticket", request.ticket, MAX_TICKET) or uuid.uuid4().hex
+            join_data = decode_join_data(request.join_data)
         except (UnknownGame, UnknownVariant, BadRequest) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error.args[0]))
-        join = {"game": request.game, "variant": request.variant, "name": name}
+        join = {"game": request.game, "variant": request.variant, "name": name, "join": join_data,
+                "seats": request.seats}
         return await self._wait_for_seat(context, ticket, join)
 
     async def JoinPrivateTable(
@@ -81,9 +101,10 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             code = check_code(request.code)
             name = check_text("display_name", request.display_name, MAX_DISPLAY_NAME)
             ticket = check_text("ticket", request.ticket, MAX_TICKET) or uuid.uuid4().hex
+            join_data = decode_join_data(request.join_data)
         except BadRequest as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        return await self._wait_for_seat(context, ticket, {"code": code, "name": name})
+        return await self._wait_for_seat(context, ticket, {"code": code, "name": name, "join": join_data})
 
     async def LeaveQueue(self, request: pb.LeaveQueueRequest, context: aio.ServicerContext) -> pb.LeaveQueueResponse:
         removed = await self._call(context, self._waiting.leave(request.ticket[:MAX_TICKET]))
@@ -99,7 +120,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
         except (UnknownGame, UnknownVariant) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error.args[0]))
         created = await self._call(
-            context, self._lobby.create_private_table.remote(request.game, request.variant, request.turn_timeout_ms)
+            context,
+            self._lobby.create_private_table.remote(request.game, request.variant, request.turn_timeout_ms, request.seats),
         )
         return pb.PrivateTable(**created)
 

@@ -40,9 +40,10 @@ def print_status(status: admin_pb2.HostStatus, console: Console) -> None:
                           room.endpoint, str(room.pid) if room.pid else "")
             label = ""
     console.print(rooms)
-    queues = RichTable("game", "variant", "waiting", "being seated", title="queues")
+    queues = RichTable("game", "variant", "seats", "partition", "waiting", "being seated", title="queues")
     for queue in status.queues:
-        queues.add_row(queue.game, queue.variant or "(standard)", str(queue.waiting), str(queue.proposed))
+        queues.add_row(queue.game, queue.variant or "(standard)", str(queue.seats), queue.partition or "-",
+                       str(queue.waiting), str(queue.proposed))
     if status.queues:
         console.print(queues)
     else:

@@ -1,5 +1,5 @@
-"""Big Two on the engine (SPEC.md 5.1, seed 004): setup, the play and pass
-actions, the turn timer's automatic action, scoring, and each seat's view.
+"""Big Two (大老二) on the engine: setup, the play and pass actions, the turn
+timer's automatic action, scoring, and each seat's view.
 
 The card-combination rules live in combos.py and legal.py; this module is
 the table: whose turn, what lies on the table, who passed, who won."""
@@ -13,10 +13,11 @@ from tablehost.games.bigtwo.combos import Combination, beats, classify
 from tablehost.games.bigtwo.legal import legal_plays
 from tablehost.games.engine import timings
 from tablehost.games.engine.draw import DrawPlugin
-from tablehost.games.engine.engine import Context, Engine
+from tablehost.games.engine.engine import Context
 from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.flow import Phase, begin_turn, deal_initial_cards, finish_phase
 from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin
+from tablehost.games.engine.rules import GameRules
 from tablehost.games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
 from tablehost.games.engine.views import View
 
@@ -172,8 +173,19 @@ def _plays_to_actions(plays: list[Combination]) -> list[dict[str, Any]]:
     return [{"type": PLAY, "cards": list(play.cards)} for play in plays]
 
 
-class BigTwo:
-    """The Big Two rules as the host sees them (games.engine.match.GameRules)."""
+PLUGIN = Plugin(
+    id="bigtwo",
+    name="Big Two",
+    version="1.0.0",
+    actions=(ActionHandler(PLAY, _play), ActionHandler(PASS, _pass)),
+    setup=_setup,
+)
+
+
+class BigTwo(GameRules):
+    """The Big Two rules as the host sees them: one seat acts at a time, so
+    the base class's requests (to_act, legal_actions, the turn deadline and
+    the automatic action) are Big Two's."""
 
     name = "bigtwo"
     min_seats = SEATS
@@ -181,16 +193,7 @@ class BigTwo:
     variants = {"": "standard rules: 4 seats, 3♣ leads, bombs beat anything"}
     player_actions = frozenset({PLAY, PASS})
     default_turn_timeout_ms = DEFAULT_TURN_TIMEOUT_MS
-    plugin = Plugin(
-        id="bigtwo",
-        name="Big Two",
-        version="1.0.0",
-        actions=(ActionHandler(PLAY, _play), ActionHandler(PASS, _pass)),
-        setup=_setup,
-    )
-
-    def engine(self) -> Engine:
-        return Engine([DrawPlugin, self.plugin])
+    plugins = (DrawPlugin, PLUGIN)
 
     def initial_variables(self, options: dict[str, Any]) -> dict[str, Any]:
         timeout = options.get("turn_timeout_ms", self.default_turn_timeout_ms)
@@ -223,8 +226,8 @@ class BigTwo:
         return actions
 
     def automatic_action(self, state: State) -> dict[str, Any]:
-        """R-G1.8: the first play is 3C alone; a leader plays the lowest
-        single; anyone else passes."""
+        """When the turn timer expires: the first play is 3C alone; a leader
+        plays the lowest single; anyone else passes."""
         variables = state["variables"]
         if variables[VAR_FIRST_PLAY]:
             return {"type": PLAY, "cards": [THREE_OF_CLUBS]}
@@ -241,12 +244,13 @@ class BigTwo:
         """Each seat's view (None: a spectator's). Built from an explicit list
         of public fields plus the seat's own hand, so nothing hidden can slip
         in: never another hand, never the deck's order. The public fields are
-        built once and shared by every view (a host encodes them once)."""
+        built once and shared by every view (a host encodes them once). The
+        seat to act also gets its request (its legal actions) from the host."""
         variables = state["variables"]
         to_act = self.to_act(state)
         public: View = {
             "game": self.name,
-            "players": [player["id"] for player in state["players"]],
+            "players": [player["name"] for player in state["players"]],
             "to_act": to_act,
             "deadline_ms": variables[VAR_DEADLINE],
             "hand_counts": [len(_hand(state, s)) for s in range(SEATS)],
@@ -260,8 +264,6 @@ class BigTwo:
             view = dict(public, seat=-1 if seat is None else seat)
             if seat is not None:
                 view["hand"] = sort_cards(_hand(state, seat))
-                if to_act == seat:
-                    view["legal_actions"] = self.legal_actions(state, seat)
             views[seat] = view
         return views
 

@@ -1,53 +1,32 @@
 """One game in progress: the authoritative object a room holds, and what a
 replay rebuilds. It turns a seat's wire action (a msgpack map such as
 {"type": "play", "cards": ["3C"]}) into an engine action, keeps the command
-log, and answers views. Time is handed in as `now_ms`; nothing here reads a
-clock, so a log replays to the same hash.
-"""
+log, answers views, and says who is asked to act (the game's requests).
+Time is handed in as `now_ms`; nothing here reads a clock, so a log replays
+to the same hash.
+
+Seats have ids the host assigns (`p0`, `p1`, ...): the engine's zones and
+events use them. Display names are for display only and may repeat; each
+player's join data (a deck, a class) is checked by the game, kept in its
+player record and in the header, so a replay reproduces the game."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any
 
 from tablehost.games.engine.engine import Engine
 from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.plugin import Action, Event
+from tablehost.games.engine.rules import GameRules, Request
 from tablehost.games.engine.state import State
 from tablehost.games.engine.views import View, canonical_bytes, view_hash
 
 
-class GameRules(Protocol):
-    """What a game provides to the host. Views and legal actions come from
-    the rules so that clients need none (R-P5, R-P7)."""
-
-    name: str
-    min_seats: int
-    max_seats: int
-    # Variant names a queue may ask for, with a line each for people; ""
-    # is the game's standard rules.
-    variants: Mapping[str, str]
-    player_actions: frozenset[str]
-    default_turn_timeout_ms: int
-
-    def engine(self) -> Engine: ...
-
-    def initial_variables(self, options: dict[str, Any]) -> dict[str, Any]: ...
-
-    def view(self, state: State, seat: int | None) -> View: ...
-
-    def views(self, state: State, seats: Sequence[int | None]) -> dict[int | None, View]:
-        """Several seats' views at once (None: a spectator's), equal to
-        calling view() for each; values they share may be the same objects."""
-        ...
-
-    def to_act(self, state: State) -> int | None: ...
-
-    def deadline_ms(self, state: State) -> int | None: ...
-
-    def automatic_action(self, state: State) -> dict[str, Any]: ...
-
-    def result(self, state: State) -> dict[str, Any] | None: ...
+def seat_id(seat: int) -> str:
+    """The id the host gives a seat: never anything a player typed."""
+    return f"p{seat}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +42,7 @@ class Command:
         return {"seat": self.seat, "action": self.action, "now_ms": self.now_ms, "automatic": self.automatic}
 
     @classmethod
-    def from_plain(cls, plain: dict[str, Any]) -> "Command":
+    def from_plain(cls, plain: dict[str, Any]) -> Command:
         return cls(plain["seat"], plain["action"], plain["now_ms"], plain.get("automatic", False))
 
 
@@ -71,13 +50,16 @@ class Command:
 class Match:
     rules: GameRules
     seed: int
+    # Display names by seat (they may repeat), and each seat's join data.
     players: list[str]
     options: dict[str, Any]
     started_ms: int
+    join: list[dict[str, Any]] | None = None
     state: State = field(init=False)
     events: list[Event] = field(init=False)
     commands: list[Command] = field(init=False, default_factory=list)
     _engine: Engine = field(init=False, repr=False)
+    _requests: tuple[State | None, list[Request]] = field(init=False, repr=False, default=(None, []))
 
     def __post_init__(self) -> None:
         if not self.rules.min_seats <= len(self.players) <= self.rules.max_seats:
@@ -85,10 +67,14 @@ class Match:
                 f"{self.rules.name} seats {self.rules.min_seats}-{self.rules.max_seats} players, "
                 f"got {len(self.players)}"
             )
+        join = self.join if self.join is not None else [{} for _ in self.players]
+        if len(join) != len(self.players):
+            raise ValueError(f"join data for {len(join)} seats, but {len(self.players)} players")
+        self.join = [self.rules.check_join(data) for data in join]
         self._engine = self.rules.engine()
         seats = [
-            {"id": player_id, "name": player_id, "seat": seat, "status": "active", "data": {}}
-            for seat, player_id in enumerate(self.players)
+            {"id": seat_id(seat), "name": name, "seat": seat, "status": "active", "join": self.join[seat], "data": {}}
+            for seat, name in enumerate(self.players)
         ]
         self.state, self.events = self._engine.create_game(
             f"{self.rules.name}:{self.seed}",
@@ -98,17 +84,31 @@ class Match:
             self.rules.initial_variables(self.options),
         )
 
+    # -- who acts ------------------------------------------------------------------
+
     @property
-    def to_act(self) -> int | None:
-        return self.rules.to_act(self.state)
+    def requests(self) -> list[Request]:
+        """Who is asked to act now, by seat (computed once per state)."""
+        computed_for, requests = self._requests
+        if computed_for is not self.state:
+            requests = sorted(self.rules.requests(self.state), key=lambda request: request.seat)
+            self._requests = (self.state, requests)
+        return requests
+
+    def request_for(self, seat: int) -> Request | None:
+        return next((request for request in self.requests if request.seat == seat), None)
 
     @property
     def deadline_ms(self) -> int | None:
-        return self.rules.deadline_ms(self.state)
+        """The earliest deadline of the open requests."""
+        deadlines = [request.deadline_ms for request in self.requests if request.deadline_ms is not None]
+        return min(deadlines) if deadlines else None
 
     @property
     def result(self) -> dict[str, Any] | None:
         return self.rules.result(self.state)
+
+    # -- acting -------------------------------------------------------------------
 
     def act(self, seat: int, action: Any, now_ms: int, automatic: bool = False) -> list[Event]:
         """Apply a seat's action or raise RuleError with the state unchanged."""
@@ -118,18 +118,32 @@ class Match:
         self.events.extend(events)
         return events
 
-    def act_automatically(self, now_ms: int) -> list[Event]:
-        """The game's own move for the seat to act, when its timer expires."""
-        seat = self.to_act
-        if seat is None:
-            raise RuleError(Reason.GAME_OVER, "the game is over")
-        return self.act(seat, self.rules.automatic_action(self.state), now_ms, automatic=True)
+    def next_expired(self, now_ms: int) -> Request | None:
+        """The request whose deadline passed first (ties: the lowest seat),
+        if any has a default the host can take."""
+        expired = [r for r in self.requests if r.deadline_ms is not None and r.deadline_ms <= now_ms and r.default]
+        return min(expired, key=lambda request: (request.deadline_ms, request.seat), default=None)
+
+    def act_automatically(self, request: Request, now_ms: int) -> list[Event]:
+        """Take the game's default for a request whose deadline passed. A
+        default the rules refuse is the game's own bug: it is raised."""
+        if request.default is None:
+            raise ValueError(f"seat {request.seat}'s request has no default action")
+        return self.act(request.seat, request.default, now_ms, automatic=True)
+
+    # -- what seats see -----------------------------------------------------------
 
     def view(self, seat: int | None) -> View:
-        return self.rules.view(self.state, seat)
+        return self.views([seat])[seat]
 
     def views(self, seats: Sequence[int | None]) -> dict[int | None, View]:
-        return self.rules.views(self.state, seats)
+        """Each seat's view, with its request (if it is asked) under "request";
+        None is a spectator's, which carries no request."""
+        views = self.rules.views(self.state, seats)
+        for request in self.requests:
+            if request.seat in views:
+                views[request.seat] = {**views[request.seat], "request": request.to_view()}
+        return views
 
     def state_hash(self) -> str:
         return view_hash(self.state)
@@ -143,6 +157,7 @@ class Match:
             "game": self.rules.name,
             "seed": self.seed,
             "players": list(self.players),
+            "join": [dict(data) for data in self.join or ()],
             "options": dict(self.options),
             "started_ms": self.started_ms,
         }
@@ -156,15 +171,20 @@ class Match:
             raise RuleError(Reason.UNKNOWN_ACTION, f"{self.rules.name} has no action {action['type']!r}")
         if not 0 <= seat < len(self.players):
             raise RuleError(Reason.MALFORMED, f"no seat {seat} at this table")
-        if self.to_act != seat:
-            raise RuleError(Reason.NOT_YOUR_TURN, f"it is seat {self.to_act}'s turn, not seat {seat}'s")
+        if self.request_for(seat) is None:
+            asked = [request.seat for request in self.requests]
+            if len(asked) == 1:
+                raise RuleError(Reason.NOT_YOUR_TURN, f"it is seat {asked[0]}'s turn, not seat {seat}'s")
+            raise RuleError(Reason.NOT_YOUR_TURN, f"seat {seat} is not asked to act; the table waits for seats {asked}")
         payload = {key: value for key, value in action.items() if key != "type"}
-        return Action(action["type"], self.players[seat], payload)
+        return Action(action["type"], seat_id(seat), payload)
 
 
-def replay(rules: GameRules, header: dict[str, Any], commands: Sequence[Command]) -> Match:
-    """Rebuild a game from its header and accepted commands (R-E3)."""
-    match = Match(rules, header["seed"], list(header["players"]), dict(header["options"]), header["started_ms"])
+def replay(rules: GameRules, header: Mapping[str, Any], commands: Sequence[Command]) -> Match:
+    """Rebuild a game from its header and accepted commands: same seed, same
+    seats and join data, same commands give the same state and events."""
+    match = Match(rules, header["seed"], list(header["players"]), dict(header["options"]), header["started_ms"],
+                  [dict(data) for data in header.get("join", [])] or None)
     for command in commands:
         match.act(command.seat, command.action, command.now_ms, command.automatic)
     return match

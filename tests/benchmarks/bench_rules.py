@@ -74,7 +74,7 @@ def play_game(seed: int, bot: random.Random, with_views: bool) -> int:
     previous = {viewer: match.view(viewer) for viewer in VIEWERS} if with_views else {}
     moves = 0
     while match.result is None:
-        seat = match.to_act
+        seat = RULES.to_act(match.state)
         match.act(seat, bot.choice(RULES.legal_actions(match.state, seat)), moves)
         moves += 1
         if with_views:
@@ -105,7 +105,7 @@ def record(games: int, seed: int) -> Sample:
         match = Match(RULES, seed + n, list(PLAYERS), {}, 0)
         previous = {viewer: match.view(viewer) for viewer in VIEWERS}
         while match.result is None:
-            seat = match.to_act
+            seat = RULES.to_act(match.state)
             # Dispatch never mutates a state it returned, so keeping references is safe.
             sample.states.append(match.state)
             leads = match.state["variables"]["bigtwo.last_play"] is None

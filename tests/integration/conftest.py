@@ -54,7 +54,7 @@ def host() -> Iterator[HostThread]:
     config = HostConfig(
         port=0, linger_s=2.0, abandon_after_s=1.0, seed=20261129, commit_rate=200.0,
         tables_per_room=300, free_slots=32, idle_release_s=5.0,
-        game_modules=("tests.testgames.faulty:RULES",),
+        game_modules=("tests.testgames.faulty:RULES", "tests.testgames.trio:RULES"),
     )
     running = HostThread(config)
     running.start()

@@ -32,10 +32,10 @@ async def play_randomly(session: TableSession, seed: int, moves_limit: int = 500
     rnd = random.Random(seed)
     accepted = 0
     while accepted < moves_limit:
-        view = await session.wait_for_turn(timeout=30)
+        view = await session.wait_for_request(timeout=30)
         if view is None:
             return accepted
-        outcome = await session.commit(rnd.choice(view["legal_actions"]))
+        outcome = await session.commit(rnd.choice(view["request"]["legal_actions"]))
         assert outcome.accepted, outcome
         accepted += 1
     raise AssertionError(f"seat {session.seat} made {moves_limit} moves without the game ending")

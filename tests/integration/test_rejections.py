@@ -80,13 +80,13 @@ def test_each_bad_commit_gets_its_reason_and_changes_nothing(host) -> None:
     outcomes, raw, hash_before, hash_after, seq_before, seq_after, sessions = run(scenario())
     reasons = {name: outcome.reason for name, outcome in outcomes.items()}
     assert reasons == {
-        "out of turn": "REJECT_REASON_NOT_YOUR_TURN",
-        "another seat": "REJECT_REASON_NOT_YOUR_SEAT",
-        "illegal play": "REJECT_REASON_ILLEGAL_MOVE",
-        "not a combination": "REJECT_REASON_ILLEGAL_MOVE",
-        "leader passes": "REJECT_REASON_ILLEGAL_MOVE",
-        "unknown action": "REJECT_REASON_UNKNOWN_ACTION",
-        "malformed payload": "REJECT_REASON_MALFORMED",
+        "out of turn": table_pb2.REJECT_REASON_NOT_YOUR_TURN,
+        "another seat": table_pb2.REJECT_REASON_NOT_YOUR_SEAT,
+        "illegal play": table_pb2.REJECT_REASON_ILLEGAL_MOVE,
+        "not a combination": table_pb2.REJECT_REASON_ILLEGAL_MOVE,
+        "leader passes": table_pb2.REJECT_REASON_ILLEGAL_MOVE,
+        "unknown action": table_pb2.REJECT_REASON_UNKNOWN_ACTION,
+        "malformed payload": table_pb2.REJECT_REASON_MALFORMED,
     }
     assert all(not outcome.accepted and outcome.message for outcome in outcomes.values())
     assert [r.rejection.reason for r in raw if r.HasField("rejection")] == [table_pb2.REJECT_REASON_MALFORMED]
@@ -133,8 +133,8 @@ def test_a_spectator_cannot_act_and_acting_after_game_over_is_refused(host) -> N
             await close_all(lobbies + [watcher_lobby], sessions)
 
     as_spectator, after, spectator = run(scenario())
-    assert as_spectator.reason == "REJECT_REASON_NOT_YOUR_SEAT"
-    assert after.reason == "REJECT_REASON_GAME_OVER"
+    assert as_spectator.reason == table_pb2.REJECT_REASON_NOT_YOUR_SEAT
+    assert after.reason == table_pb2.REJECT_REASON_GAME_OVER
     assert spectator.desyncs == 0 and "hand" not in spectator.view
 
 
@@ -143,7 +143,7 @@ def test_a_repeated_act_id_is_applied_once(host) -> None:
         lobbies, sessions = await seat_table(host.target)
         try:
             actor = sessions[sessions[0].view["to_act"]]
-            action = actor.view["legal_actions"][0]
+            action = actor.view["request"]["legal_actions"][0]
             first = await actor.commit(action, act_id="same-id")
             seq_after_first = actor.seq
             again = await actor.commit(action, act_id="same-id")

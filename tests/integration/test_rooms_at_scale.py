@@ -184,7 +184,7 @@ def test_a_turn_timer_whose_automatic_move_fails_closes_only_that_table(host) ->
 
     (received, status, details), table_id = run(scenario())
     assert received[0].WhichOneof("kind") == "snapshot"
-    assert status == grpc.StatusCode.INTERNAL and "automatic move failed" in details
+    assert status == grpc.StatusCode.INTERNAL and "automatic move for seat" in details and "failed" in details
     assert host.lobby("table_record", table_id)["outcome"] == "failed"
 
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from tablehost.games.bigtwo.cards import FULL_DECK
 from tablehost.games.bigtwo.game import RULES, score_hands
 from tablehost.games.engine.errors import Reason, RuleError
-from tablehost.games.engine.match import Command, Match, replay
+from tablehost.games.engine.match import Command, Match, replay, seat_id
 from tablehost.games.engine.state import player_hand_zone_id
 from tablehost.games.engine.views import apply_delta, canonical_bytes, decode, diff, view_hash
 
@@ -46,12 +46,12 @@ def play_out(seed: int, bot_seed: int, at_each_step: Callable[[Match], None] = l
     now_ms = 0
     while match.result is None:
         at_each_step(match)
-        seat = match.to_act
+        seat = RULES.to_act(match.state)
         assert seat is not None
         # Every tenth move from the fourth on is the timer's, so every game has some.
         if len(match.commands) % 10 == 3 or bot.random() < 0.1:
             now_ms = match.deadline_ms
-            match.act_automatically(now_ms)
+            match.act_automatically(match.next_expired(now_ms), now_ms)
         else:
             now_ms += bot.randrange(TIMEOUT_MS)
             match.act(seat, bot.choice(RULES.legal_actions(match.state, seat)), now_ms)
@@ -60,7 +60,7 @@ def play_out(seed: int, bot_seed: int, at_each_step: Callable[[Match], None] = l
 
 
 def hands(match: Match) -> list[list[str]]:
-    return [match.state["zones"][player_hand_zone_id(player)]["cards"] for player in PLAYERS]
+    return [match.state["zones"][player_hand_zone_id(seat_id(seat))]["cards"] for seat in range(len(PLAYERS))]
 
 
 def wire_codes(cards: list[str]) -> Iterator[bytes]:
@@ -93,7 +93,7 @@ def test_every_game_ends_with_exactly_one_winner_and_scores_that_sum_to_zero(see
     assert result["cards_left"] == cards_left
     assert result["scores"] == score_hands(cards_left)
     assert sum(result["scores"]) == 0
-    assert match.to_act is None and match.deadline_ms is None
+    assert RULES.to_act(match.state) is None and match.deadline_ms is None
 
 
 # --- views, deltas, hashes, hidden cards ---------------------------------------------------
@@ -174,7 +174,7 @@ def fork(match: Match) -> Match:
 @bounded(40)
 def test_every_enumerated_legal_action_is_accepted(seed: int, bot_seed: int) -> None:
     def check(match: Match) -> None:
-        seat = match.to_act
+        seat = RULES.to_act(match.state)
         if seat is None:
             return
         for action in RULES.legal_actions(match.state, seat):
@@ -189,7 +189,7 @@ def test_card_sets_that_are_not_listed_are_refused_without_changing_the_state(
     seed: int, bot_seed: int, sampler: random.Random
 ) -> None:
     def check(match: Match) -> None:
-        seat = match.to_act
+        seat = RULES.to_act(match.state)
         if seat is None:
             return
         legal = RULES.legal_actions(match.state, seat)

@@ -6,8 +6,7 @@ table: through a commit, and through an expiring turn timer."""
 from __future__ import annotations
 
 from tablehost.games.bigtwo.game import BigTwo
-from tablehost.games.engine.draw import DrawPlugin
-from tablehost.games.engine.engine import Context, Engine
+from tablehost.games.engine.engine import Context
 from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin
 from tablehost.games.engine.state import State
 
@@ -21,10 +20,8 @@ def _explode(action: Action, ctx: Context) -> HandlerResult:
 class FaultyBigTwo(BigTwo):
     name = "faulty"
     player_actions = frozenset({*BigTwo.player_actions, EXPLODE})
-    explosive = Plugin(id="faulty", name="Faulty", version="0.0.1", actions=(ActionHandler(EXPLODE, _explode),))
-
-    def engine(self) -> Engine:
-        return Engine([DrawPlugin, self.plugin, self.explosive])
+    plugins = (*BigTwo.plugins, Plugin(id="faulty", name="Faulty", version="0.0.1",
+                                       actions=(ActionHandler(EXPLODE, _explode),)))
 
     def automatic_action(self, state: State) -> dict[str, str]:
         return {"type": EXPLODE}

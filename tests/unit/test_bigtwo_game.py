@@ -27,7 +27,7 @@ from tablehost.games.bigtwo.game import (
     score_hands,
 )
 from tablehost.games.engine.errors import Reason, RuleError
-from tablehost.games.engine.match import Match
+from tablehost.games.engine.match import Match, seat_id
 from tablehost.games.engine.state import player_hand_zone_id
 from tablehost.games.engine.views import canonical_bytes
 
@@ -39,7 +39,7 @@ def new_match(seed: int = 1, options: dict[str, Any] | None = None, started_ms: 
 
 
 def hand(match: Match, seat: int) -> list[str]:
-    return match.state["zones"][player_hand_zone_id(PLAYERS[seat])]["cards"]
+    return match.state["zones"][player_hand_zone_id(seat_id(seat))]["cards"]
 
 
 def arranged(
@@ -63,7 +63,7 @@ def arranged(
     for seat in range(4):
         cards = given[seat] if seat in given else [next(spare), next(spare)]
         held.update(cards)
-        state["zones"][player_hand_zone_id(PLAYERS[seat])]["cards"] = cards
+        state["zones"][player_hand_zone_id(seat_id(seat))]["cards"] = cards
     state["zones"]["deck"]["cards"] = []
     state["zones"]["discard"]["cards"] = [card for card in FULL_DECK if card not in held]
     state["position"]["current"] = to_act
@@ -153,7 +153,7 @@ def test_a_seat_sees_its_hand_as_card_codes_from_weakest_to_strongest() -> None:
 def test_the_holder_of_the_three_of_clubs_acts_first(seed: int) -> None:
     match = new_match(seed)
     holder = next(seat for seat in range(4) if "3C" in hand(match, seat))
-    assert match.to_act == holder
+    assert RULES.to_act(match.state) == holder
     assert match.view(None)["to_act"] == holder
     assert match.view(None)["first_play"] is True
 
@@ -170,26 +170,26 @@ def test_the_first_play_must_contain_the_three_of_clubs() -> None:
 
 def test_every_legal_first_play_contains_the_three_of_clubs_and_passing_is_not_offered() -> None:
     match = new_match(3)
-    actions = match.view(match.to_act)["legal_actions"]
+    actions = match.view(RULES.to_act(match.state))["request"]["legal_actions"]
     assert actions
     assert all(action["type"] == "play" and "3C" in action["cards"] for action in actions)
-    refused(match, match.to_act, PASS, Reason.ILLEGAL_MOVE)
+    refused(match, RULES.to_act(match.state), PASS, Reason.ILLEGAL_MOVE)
 
 
 def test_the_leader_may_not_pass() -> None:
     match = arranged(four_hands(s1="7C 8C"), to_act=1)
     error = refused(match, 1, PASS, Reason.ILLEGAL_MOVE)
     assert "lead" in error.message
-    assert PASS not in match.view(1)["legal_actions"]
+    assert PASS not in match.view(1)["request"]["legal_actions"]
 
 
 def test_a_player_who_is_not_leading_may_pass() -> None:
     match = arranged(four_hands(), to_act=1, last_play=(0, "9C"))
-    assert match.view(1)["legal_actions"][-1] == PASS
+    assert match.view(1)["request"]["legal_actions"][-1] == PASS
     events = match.act(1, PASS, 1)
     assert [event.type for event in events] == [PASSED]
     assert events[0].payload == {"seat": 1}
-    assert match.to_act == 2
+    assert RULES.to_act(match.state) == 2
     assert match.view(None)["passed"] == [1]
     assert match.view(None)["last_play"]["seat"] == 0
 
@@ -204,7 +204,7 @@ def test_when_the_other_three_pass_the_trick_clears_and_the_last_player_leads_an
     assert events[-1].payload == {"leader": 0}
     view = match.view(0)
     assert (view["to_act"], view["last_play"], view["passed"]) == (0, None, [])
-    assert PASS not in view["legal_actions"]
+    assert PASS not in view["request"]["legal_actions"]
     match.act(0, play("3D"), 5)  # far lower than the 2S it led before
     assert match.view(None)["last_play"] == {"seat": 0, "kind": "single", "cards": ["3D"]}
 
@@ -218,7 +218,7 @@ def test_the_trick_goes_to_whoever_played_last_even_after_several_plays() -> Non
     assert match.view(None)["last_play"]["seat"] == 1, "the trick is not over while seat 0 may answer"
     events = match.act(0, PASS, 5)
     assert [event.type for event in events] == [PASSED, TRICK_CLEARED]
-    assert match.to_act == 1
+    assert RULES.to_act(match.state) == 1
     assert match.view(None)["last_play"] is None
 
 
@@ -263,7 +263,7 @@ def test_a_higher_single_beats_the_last_play() -> None:
 
 def test_a_four_of_a_kind_may_be_laid_on_a_single_two() -> None:
     match = arranged(four_hands(s1="7C 7D 7H 7S 3S 4D", s0="5C 6C", s3="4S 5S"), to_act=1, last_play=(0, "2S"))
-    assert {"type": "play", "cards": ["3S", "7C", "7D", "7H", "7S"]} in match.view(1)["legal_actions"]
+    assert {"type": "play", "cards": ["3S", "7C", "7D", "7H", "7S"]} in match.view(1)["request"]["legal_actions"]
     match.act(1, play("7C", "7D", "7H", "7S", "3S"), 1)
     assert match.view(None)["last_play"]["kind"] == "four_of_a_kind"
 
@@ -332,14 +332,14 @@ def test_the_game_ends_when_a_hand_is_empty() -> None:
     result = {"winner": 0, "cards_left": [0, 1, 10, 13], "scores": [60, -1, -20, -39]}
     assert events[-1].payload == result
     assert match.result == result
-    assert match.to_act is None
+    assert RULES.to_act(match.state) is None
     assert match.deadline_ms is None
     for seat in (None, 0, 1, 2, 3):
         view = match.view(seat)
         assert view["result"] == result
         assert view["to_act"] is None
         assert view["deadline_ms"] is None
-        assert "legal_actions" not in view
+        assert "request" not in view
 
 
 def test_a_command_after_the_game_is_over_is_refused_as_game_over() -> None:
@@ -348,9 +348,8 @@ def test_a_command_after_the_game_is_over_is_refused_as_game_over() -> None:
     for seat in range(4):
         refused(match, seat, PASS, Reason.GAME_OVER)
     refused(match, 1, play("4D"), Reason.GAME_OVER)
-    with pytest.raises(RuleError) as refusal:
-        match.act_automatically(2)
-    assert refusal.value.reason is Reason.GAME_OVER
+    # Nobody is asked any more, so no deadline can pass and no timer acts.
+    assert match.requests == [] and match.next_expired(10**12) is None
 
 
 # --- R-G1.8: the turn timer -----------------------------------------------------------------
@@ -366,10 +365,10 @@ def test_the_default_turn_timer_is_twenty_seconds() -> None:
 def test_the_turn_timeout_option_sets_the_deadline_from_each_move() -> None:
     match = new_match(options={"turn_timeout_ms": 5_000}, started_ms=1_000)
     assert match.deadline_ms == 6_000
-    seat = match.to_act
+    seat = RULES.to_act(match.state)
     match.act(seat, play("3C"), 2_500)
     assert match.deadline_ms == 7_500
-    assert match.view(match.to_act)["deadline_ms"] == 7_500
+    assert match.view(RULES.to_act(match.state))["deadline_ms"] == 7_500
 
 
 @pytest.mark.parametrize("timeout", [0, -1, "20000", 2.5, True, None])
@@ -380,9 +379,9 @@ def test_an_invalid_turn_timeout_is_refused(timeout: object) -> None:
 
 def test_on_timeout_the_first_play_is_the_three_of_clubs_alone() -> None:
     match = new_match(4)
-    seat = match.to_act
+    seat = RULES.to_act(match.state)
     assert RULES.automatic_action(match.state) == play("3C")
-    events = match.act_automatically(20_000)
+    events = match.act_automatically(match.next_expired(20_000), 20_000)
     assert events[0].payload == {"seat": seat, "kind": "single", "cards": ["3C"]}
     assert match.commands[-1].automatic is True
     assert match.commands[-1].seat == seat
@@ -391,16 +390,16 @@ def test_on_timeout_the_first_play_is_the_three_of_clubs_alone() -> None:
 def test_on_timeout_a_leader_plays_the_lowest_single() -> None:
     match = arranged(four_hands(s1="2S 4H 4S 3S 9C"), to_act=1)
     assert RULES.automatic_action(match.state) == play("3S")
-    match.act_automatically(1)
+    match.act_automatically(match.requests[0], 1)
     assert match.view(None)["last_play"] == {"seat": 1, "kind": "single", "cards": ["3S"]}
 
 
 def test_on_timeout_a_follower_passes() -> None:
     match = arranged(four_hands(s1="2S 6C"), to_act=1, last_play=(0, "3S"))
     assert RULES.automatic_action(match.state) == PASS
-    match.act_automatically(1)
+    match.act_automatically(match.requests[0], 1)
     assert match.view(None)["passed"] == [1]
-    assert match.to_act == 2
+    assert RULES.to_act(match.state) == 2
 
 
 # --- the envelope: seat, shape, kind ----------------------------------------------------------
@@ -409,7 +408,7 @@ def test_on_timeout_a_follower_passes() -> None:
 def test_a_seat_that_is_not_to_act_is_refused_as_not_your_turn() -> None:
     match = new_match(1)
     for seat in range(4):
-        if seat != match.to_act:
+        if seat != RULES.to_act(match.state):
             refused(match, seat, play(*hand(match, seat)[:1]), Reason.NOT_YOUR_TURN)
 
 
@@ -444,13 +443,13 @@ def test_a_malformed_command_is_refused_as_malformed(action: Any) -> None:
 @pytest.mark.parametrize("kind", ["fold", "DRAW_CARD", "PLAY", ""])
 def test_an_action_the_game_does_not_offer_is_refused_as_unknown(kind: str) -> None:
     match = new_match(1)
-    refused(match, match.to_act, {"type": kind, "cards": ["3C"]}, Reason.UNKNOWN_ACTION)
+    refused(match, RULES.to_act(match.state), {"type": kind, "cards": ["3C"]}, Reason.UNKNOWN_ACTION)
 
 
 def test_refused_commands_are_not_logged() -> None:
     match = new_match(1)
     with pytest.raises(RuleError):
-        match.act(match.to_act, PASS, 1)
+        match.act(RULES.to_act(match.state), PASS, 1)
     assert match.commands == []
 
 
@@ -459,13 +458,17 @@ def test_refused_commands_are_not_logged() -> None:
 
 def test_a_seat_view_has_the_documented_keys() -> None:
     match = new_match(2)
-    seat = match.to_act
+    seat = RULES.to_act(match.state)
     assert set(match.view(seat)) == {
         "game", "seat", "players", "to_act", "deadline_ms", "hand_counts",
-        "last_play", "passed", "first_play", "result", "hand", "legal_actions",
+        "last_play", "passed", "first_play", "result", "hand", "request",
     }
+    request = match.view(seat)["request"]
+    assert set(request) == {"legal_actions", "deadline_ms", "default"}
+    assert request["deadline_ms"] == match.view(seat)["deadline_ms"]
+    assert request["default"] == RULES.automatic_action(match.state)
     other = (seat + 1) % 4
-    assert set(match.view(other)) == set(match.view(seat)) - {"legal_actions"}
+    assert set(match.view(other)) == set(match.view(seat)) - {"request"}
     assert match.view(other)["seat"] == other
 
 
@@ -473,7 +476,7 @@ def test_a_spectator_sees_the_public_view_only() -> None:
     match = new_match(2)
     view = match.view(None)
     assert view["seat"] == -1
-    assert "hand" not in view and "legal_actions" not in view
+    assert "hand" not in view and "request" not in view
     assert view["hand_counts"] == [13, 13, 13, 13]
     assert view["players"] == PLAYERS
     encoded = canonical_bytes(view)
@@ -490,15 +493,15 @@ def test_a_view_never_holds_another_seats_hand_or_the_deck(seed: int) -> None:
                 if other != seat:
                     assert not any(b"\xa2" + card.encode() in encoded for card in hand(match, other))
             assert b"deck" not in encoded and b"zones" not in encoded
-        match.act(match.to_act, RULES.legal_actions(match.state, match.to_act)[0], 1)
+        match.act(RULES.to_act(match.state), RULES.legal_actions(match.state, RULES.to_act(match.state))[0], 1)
 
 
 def test_only_the_seat_to_act_is_offered_legal_actions() -> None:
     match = new_match(5)
     for seat in range(4):
         view = match.view(seat)
-        assert ("legal_actions" in view) == (seat == match.to_act)
-        assert RULES.legal_actions(match.state, seat) == view.get("legal_actions", [])
+        assert ("request" in view) == (seat == RULES.to_act(match.state))
+        assert RULES.legal_actions(match.state, seat) == view.get("request", {}).get("legal_actions", [])
 
 
 @pytest.mark.parametrize(
@@ -513,7 +516,7 @@ def test_every_legal_action_listed_is_accepted(
     hands: dict[int, str | None], to_act: int, last_play: tuple[int, str] | None
 ) -> None:
     match = arranged(hands, to_act, last_play)
-    actions = match.view(to_act)["legal_actions"]
+    actions = match.view(to_act)["request"]["legal_actions"]
     assert len(actions) > 1
     assert len({canonical_bytes(action) for action in actions}) == len(actions), "each action once"
     for action in actions:

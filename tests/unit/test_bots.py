@@ -15,6 +15,7 @@ from tablehost.clients.bots import GreedyBot, NoLegalAction, PlayStats, RandomBo
 from tablehost.clients.sdk import CommitOutcome, GameResult
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.engine.match import Match
+from tablehost.v1 import table_pb2
 
 PASS = {"type": "pass"}
 
@@ -24,7 +25,8 @@ def play(*cards: str) -> dict[str, Any]:
 
 
 def view_with(*actions: dict[str, Any]) -> dict[str, Any]:
-    return {"seat": 0, "to_act": 0, "legal_actions": list(actions)}
+    """A view in which the game asks seat 0 to choose among `actions`."""
+    return {"seat": 0, "request": {"legal_actions": list(actions), "deadline_ms": None}}
 
 
 actions = st.lists(
@@ -56,11 +58,11 @@ def test_bots_alone_play_a_big_two_game_to_its_end_without_an_illegal_move(kind:
     for now in range(1, 10_000):
         if match.result is not None:
             break
-        seat = match.to_act
+        seat = BIGTWO.to_act(match.state)
         assert seat is not None
         view = match.view(seat)
         choice = bots[seat].choose(view)
-        assert choice in view["legal_actions"]
+        assert choice in view["request"]["legal_actions"]
         match.act(seat, choice, now)  # raises RuleError on an illegal move
     assert match.result is not None
 
@@ -112,7 +114,7 @@ class ScriptedSession:
         self.waited_after: list[int] = []
         self.committed: list[dict[str, Any]] = []
 
-    async def wait_for_turn(self, after_seq: int = -1, timeout: float | None = None) -> dict[str, Any] | None:
+    async def wait_for_request(self, after_seq: int = -1, timeout: float | None = None) -> dict[str, Any] | None:
         self.waited_after.append(after_seq)
         self.seq += 1
         return self.turns.pop(0)
@@ -140,7 +142,7 @@ def test_play_seat_commits_until_the_game_ends_and_measures_each_round_trip() ->
 
 def test_after_a_rejection_play_seat_waits_for_a_newer_view() -> None:
     turn = view_with(play("3C"))
-    rejected = CommitOutcome("x", False, reason="REJECT_REASON_NOT_YOUR_TURN", message="it is seat 1's turn")
+    rejected = CommitOutcome("x", False, reason=table_pb2.REJECT_REASON_NOT_YOUR_TURN, message="it is seat 1's turn")
     accepted = CommitOutcome("y", True, 5)
     session = ScriptedSession([turn, turn, None], [rejected, accepted])
     stats = PlayStats()

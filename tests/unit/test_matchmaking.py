@@ -48,12 +48,24 @@ def only_group(mm: Matchmaker, now: float = 1.0) -> Group:
 # -- queues ------------------------------------------------------------------------
 
 
-def test_the_same_game_and_variant_share_one_queue_which_keeps_its_first_seats_and_options() -> None:
+def test_the_same_game_variant_and_seat_count_share_one_queue_which_keeps_its_first_options() -> None:
     mm = Matchmaker()
     first = mm.queue("bigtwo", "", 4, {"turn_timeout_ms": 1}, now=0.0)
-    again = mm.queue("bigtwo", "", 2, {"turn_timeout_ms": 2}, now=5.0)
+    again = mm.queue("bigtwo", "", 4, {"turn_timeout_ms": 2}, now=5.0)
     assert again is first
     assert (again.seats, again.options, again.created_at) == (4, {"turn_timeout_ms": 1}, 0.0)
+
+
+def test_another_seat_count_or_join_partition_is_a_queue_of_its_own() -> None:
+    mm = Matchmaker()
+    four = mm.queue("kingdoms", "", 4, {}, now=0.0)
+    five = mm.queue("kingdoms", "", 5, {}, now=0.0)
+    league_b = mm.queue("kingdoms", "", 4, {}, now=0.0, partition="b")
+    assert len({id(four), id(five), id(league_b)}) == 3
+    join(mm, four, "a", "b", "c")
+    join(mm, league_b, "d")
+    assert mm.propose(now=1.0) == []
+    assert mm.waiting_count(GatheringKey("kingdoms", "", seats=4)) == 3
 
 
 def test_each_variant_is_a_queue_of_its_own() -> None:
@@ -63,12 +75,13 @@ def test_each_variant_is_a_queue_of_its_own() -> None:
     join(mm, plain, "a", "b")
     join(mm, short, "c", "d")
     assert mm.propose(now=1.0) == []
-    assert mm.waiting_count(GatheringKey("bigtwo", "")) == 2
-    assert mm.waiting_count(GatheringKey("bigtwo", "short")) == 2
+    assert mm.waiting_count(GatheringKey("bigtwo", "", seats=4)) == 2
+    assert mm.waiting_count(GatheringKey("bigtwo", "short", seats=4)) == 2
 
 
 def test_a_key_names_its_queue_or_its_private_table() -> None:
     assert GatheringKey("bigtwo", "short").label == "bigtwo/short"
+    assert GatheringKey("trio", "", seats=3, partition="b").label == "trio at 3 seats (b)"
     assert GatheringKey("bigtwo", code="ABCD").label == "private table ABCD"
 
 

@@ -225,9 +225,9 @@ def test_every_seat_follows_a_whole_big_two_game_from_the_wire_deltas() -> None:
     now = 1_000
     while match.result is None:
         now += 10
-        seat = match.to_act
+        seat = BIGTWO.to_act(match.state)
         assert seat is not None
-        match.act(seat, client_views[seat]["legal_actions"][0], now)
+        match.act(seat, client_views[seat]["request"]["legal_actions"][0], now)
         for viewer in viewers:
             new_view = match.view(viewer)
             wire = views.canonical_bytes(views.diff(host_views[viewer], new_view))

@@ -19,8 +19,8 @@ def sent(stream) -> list:
 
 
 def play_one_move(table: Table, stream) -> None:
-    seat = table.match.to_act
-    table.commit(stream[seat], f"move-{table.seq}", msgpack.packb(table.match.view(seat)["legal_actions"][0]))
+    seat = BIGTWO.to_act(table.match.state)
+    table.commit(stream[seat], f"move-{table.seq}", msgpack.packb(table.match.view(seat)["request"]["legal_actions"][0]))
 
 
 def seated_streams(table: Table) -> dict:

@@ -67,13 +67,17 @@ class RoomStatus(_message.Message):
     def __init__(self, room_id: _Optional[str] = ..., endpoint: _Optional[str] = ..., state: _Optional[str] = ..., tables: _Optional[int] = ..., capacity: _Optional[int] = ..., pid: _Optional[int] = ...) -> None: ...
 
 class QueueStatus(_message.Message):
-    __slots__ = ("game", "variant", "waiting", "proposed")
+    __slots__ = ("game", "variant", "waiting", "proposed", "seats", "partition")
     GAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     WAITING_FIELD_NUMBER: _ClassVar[int]
     PROPOSED_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    PARTITION_FIELD_NUMBER: _ClassVar[int]
     game: str
     variant: str
     waiting: int
     proposed: int
-    def __init__(self, game: _Optional[str] = ..., variant: _Optional[str] = ..., waiting: _Optional[int] = ..., proposed: _Optional[int] = ...) -> None: ...
+    seats: int
+    partition: str
+    def __init__(self, game: _Optional[str] = ..., variant: _Optional[str] = ..., waiting: _Optional[int] = ..., proposed: _Optional[int] = ..., seats: _Optional[int] = ..., partition: _Optional[str] = ...) -> None: ...

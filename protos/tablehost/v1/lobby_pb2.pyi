@@ -8,16 +8,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class JoinQueueRequest(_message.Message):
-    __slots__ = ("game", "variant", "display_name", "ticket")
+    __slots__ = ("game", "variant", "display_name", "ticket", "join_data", "seats")
     GAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     TICKET_FIELD_NUMBER: _ClassVar[int]
+    JOIN_DATA_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
     game: str
     variant: str
     display_name: str
     ticket: str
-    def __init__(self, game: _Optional[str] = ..., variant: _Optional[str] = ..., display_name: _Optional[str] = ..., ticket: _Optional[str] = ...) -> None: ...
+    join_data: bytes
+    seats: int
+    def __init__(self, game: _Optional[str] = ..., variant: _Optional[str] = ..., display_name: _Optional[str] = ..., ticket: _Optional[str] = ..., join_data: _Optional[bytes] = ..., seats: _Optional[int] = ...) -> None: ...
 
 class TableAssignment(_message.Message):
     __slots__ = ("table_id", "endpoint", "seat", "seat_token", "game", "display_names", "ticket")
@@ -50,14 +54,16 @@ class LeaveQueueResponse(_message.Message):
     def __init__(self, removed: _Optional[bool] = ...) -> None: ...
 
 class CreatePrivateTableRequest(_message.Message):
-    __slots__ = ("game", "variant", "turn_timeout_ms")
+    __slots__ = ("game", "variant", "turn_timeout_ms", "seats")
     GAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
     game: str
     variant: str
     turn_timeout_ms: int
-    def __init__(self, game: _Optional[str] = ..., variant: _Optional[str] = ..., turn_timeout_ms: _Optional[int] = ...) -> None: ...
+    seats: int
+    def __init__(self, game: _Optional[str] = ..., variant: _Optional[str] = ..., turn_timeout_ms: _Optional[int] = ..., seats: _Optional[int] = ...) -> None: ...
 
 class PrivateTable(_message.Message):
     __slots__ = ("code", "game", "seats")
@@ -70,14 +76,16 @@ class PrivateTable(_message.Message):
     def __init__(self, code: _Optional[str] = ..., game: _Optional[str] = ..., seats: _Optional[int] = ...) -> None: ...
 
 class JoinPrivateTableRequest(_message.Message):
-    __slots__ = ("code", "display_name", "ticket")
+    __slots__ = ("code", "display_name", "ticket", "join_data")
     CODE_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     TICKET_FIELD_NUMBER: _ClassVar[int]
+    JOIN_DATA_FIELD_NUMBER: _ClassVar[int]
     code: str
     display_name: str
     ticket: str
-    def __init__(self, code: _Optional[str] = ..., display_name: _Optional[str] = ..., ticket: _Optional[str] = ...) -> None: ...
+    join_data: bytes
+    def __init__(self, code: _Optional[str] = ..., display_name: _Optional[str] = ..., ticket: _Optional[str] = ..., join_data: _Optional[bytes] = ...) -> None: ...
 
 class SpectateRequest(_message.Message):
     __slots__ = ("table_id",)

@@ -1,0 +1,154 @@
+"""What a game provides to the host: `GameRules`, a base class whose defaults
+cover a game where one seat acts at a time, so a new game writes only what
+differs (as python-chess's variants override a few hooks); and `Request`, one
+seat asked to act now.
+
+A game says who may act as a set of requests, so several seats can choose at
+once (a mulligan, every general chosen together) and any seat can be asked
+out of turn (a Dodge against a Slash, a Peach for a dying player). Each
+request lists its legal actions (or describes a choice they cannot list),
+has a deadline, and names the action taken for the seat when it passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from tablehost.games.engine.engine import Engine
+from tablehost.games.engine.plugin import Plugin
+from tablehost.games.engine.state import State
+from tablehost.games.engine.views import View
+
+Action = dict[str, Any]
+
+
+class InvalidJoin(ValueError):
+    """A player's join data the game does not accept (an unknown deck, say)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One seat asked to act now. `legal_actions` lists what it may send
+    (empty when `choice` describes a choice too large to list, e.g. which 2
+    of 8 cards to discard); `default` is the action the host takes for the
+    seat at `deadline_ms` (None: no deadline)."""
+
+    seat: int
+    legal_actions: list[Action]
+    deadline_ms: int | None = None
+    default: Action | None = None
+    choice: dict[str, Any] | None = field(default=None)
+
+    def to_view(self) -> dict[str, Any]:
+        """What the asked seat's view carries under "request": what it may
+        send, by when, and what the host sends for it if it does not."""
+        shown: dict[str, Any] = {
+            "legal_actions": self.legal_actions,
+            "deadline_ms": self.deadline_ms,
+            "default": self.default,
+        }
+        if self.choice is not None:
+            shown["choice"] = self.choice
+        return shown
+
+
+class GameRules:
+    """A game as the host sees it. Subclasses set the class attributes and
+    override what differs; `view` and `result` have no default."""
+
+    name: ClassVar[str]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    # A queue or private table that does not say how many seats gets this.
+    default_seats: ClassVar[int | None] = None  # None: max_seats
+    # Variant names a queue may ask for, with a line each for people; "" is
+    # the game's standard rules.
+    variants: ClassVar[Mapping[str, str]] = {"": "standard rules"}
+    # The action types a player may send; the engine may run others itself
+    # (a deal's draws), which a player's command can never name.
+    player_actions: ClassVar[frozenset[str]]
+    default_turn_timeout_ms: ClassVar[int] = 30_000
+    plugins: ClassVar[tuple[Plugin, ...]]
+
+    # -- setting a game up ------------------------------------------------------
+
+    def table_seats(self, asked: int = 0) -> int:
+        """How many seats a table asked for with `asked` (0: the default) has;
+        ValueError when the game cannot be played with that many."""
+        seats = asked or self.default_seats or self.max_seats
+        if not self.min_seats <= seats <= self.max_seats:
+            span = str(self.min_seats) if self.min_seats == self.max_seats else f"{self.min_seats} to {self.max_seats}"
+            raise ValueError(f"{self.name} is played by {span} players, not {seats}")
+        return seats
+
+    def engine(self) -> Engine:
+        return Engine(self.plugins)
+
+    def initial_variables(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Variables from the table's options (e.g. a turn timeout); none by default."""
+        return {}
+
+    def check_join(self, join: Mapping[str, Any]) -> dict[str, Any]:
+        """A player's join data as the game will keep it, or InvalidJoin with
+        the reason. By default a game takes none."""
+        if join:
+            raise InvalidJoin(f"{self.name} takes no join data, got keys {sorted(join)[:5]}")
+        return {}
+
+    def join_partition(self, join: Mapping[str, Any]) -> str:
+        """Players whose partitions are equal may share a table (a queue is
+        split by it); by default everyone may."""
+        return ""
+
+    # -- who acts ---------------------------------------------------------------
+
+    def requests(self, state: State) -> list[Request]:
+        """Who may act now. The default: the one seat `to_act` names, with its
+        `legal_actions`, the turn's `deadline_ms` and its `automatic_action`."""
+        seat = self.to_act(state)
+        if seat is None:
+            return []
+        return [Request(seat, self.legal_actions(state, seat), self.deadline_ms(state), self.automatic_action(state))]
+
+    def to_act(self, state: State) -> int | None:
+        return None
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        return []
+
+    def deadline_ms(self, state: State) -> int | None:
+        return None
+
+    def automatic_action(self, state: State) -> Action | None:
+        return None
+
+    # -- what seats see, and the end --------------------------------------------
+
+    def view(self, state: State, seat: int | None) -> View:
+        """What `seat` may see (None: a spectator)."""
+        raise NotImplementedError(f"{type(self).__name__} must say what each seat sees")
+
+    def views(self, state: State, seats: Sequence[int | None]) -> dict[int | None, View]:
+        """Several seats' views at once; a game may share the values they have
+        in common (the host then encodes them once)."""
+        return {seat: self.view(state, seat) for seat in seats}
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        """The game's result once it is over ({"winner", "scores", ...}), else None."""
+        raise NotImplementedError(f"{type(self).__name__} must say when the game is over")
+
+    # -- what the tools may use ---------------------------------------------------
+
+    def presenter(self) -> Any:
+        """How the terminal client and the demo show this game to people (an
+        object with the methods of tablehost.clients.presentation.Presenter),
+        or None for the generic one, which prints views and legal actions."""
+        return None
+
+    def bots(self) -> Mapping[str, Callable[[int], Any]]:
+        """Bots that know this game, by name: each a factory taking a seed and
+        returning an object with a `name` and `choose(view) -> action`. The
+        generic random bot needs none of this and plays every game."""
+        return {}
