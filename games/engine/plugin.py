@@ -44,10 +44,15 @@ class ActionExecute(Protocol):
 class ActionHandler:
     """Handles one action type. `execute` works on `ctx.state`, a private copy
     of the state that the engine discards if anything raises, so a handler may
-    validate as it goes without leaving half-applied changes behind."""
+    validate as it goes without leaving half-applied changes behind.
+
+    `by_player` marks an action a player may send (a play, a pass); the
+    others are the game's own steps (a deal's draws), which no player's
+    command can name."""
 
     type: str
     execute: ActionExecute
+    by_player: bool = False
 
 
 TriggerHandler = Callable[["Context", Any], bool | None]

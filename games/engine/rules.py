@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar
 
 from tablehost.games.engine.engine import Engine
@@ -66,13 +67,16 @@ class GameRules:
     # Variant names a queue may ask for, with a line each for people; "" is
     # the game's standard rules.
     variants: ClassVar[Mapping[str, str]] = {"": "standard rules"}
-    # The action types a player may send; the engine may run others itself
-    # (a deal's draws), which a player's command can never name.
-    player_actions: ClassVar[frozenset[str]]
     default_turn_timeout_ms: ClassVar[int] = 30_000
     plugins: ClassVar[tuple[Plugin, ...]]
 
     # -- setting a game up ------------------------------------------------------
+
+    @cached_property
+    def player_actions(self) -> frozenset[str]:
+        """The action types a player may send: those the plugins declare
+        `by_player`; the engine may run others itself (a deal's draws)."""
+        return frozenset(handler.type for plugin in self.plugins for handler in plugin.actions if handler.by_player)
 
     def table_seats(self, asked: int = 0) -> int:
         """How many seats a table asked for with `asked` (0: the default) has;

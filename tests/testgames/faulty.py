@@ -19,9 +19,8 @@ def _explode(action: Action, ctx: Context) -> HandlerResult:
 
 class FaultyBigTwo(BigTwo):
     name = "faulty"
-    player_actions = frozenset({*BigTwo.player_actions, EXPLODE})
     plugins = (*BigTwo.plugins, Plugin(id="faulty", name="Faulty", version="0.0.1",
-                                       actions=(ActionHandler(EXPLODE, _explode),)))
+                                       actions=(ActionHandler(EXPLODE, _explode, by_player=True),)))
 
     def automatic_action(self, state: State) -> dict[str, str]:
         return {"type": EXPLODE}

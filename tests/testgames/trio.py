@@ -127,7 +127,8 @@ def _seat_of(action: Action) -> int:
 
 PLUGIN = Plugin(
     id="trio", name="Trio", version="0.0.1",
-    actions=(ActionHandler(PICK, _pick), ActionHandler(DODGE, _respond), ActionHandler(TAKE, _respond)),
+    actions=tuple(ActionHandler(kind, handler, by_player=True)
+                  for kind, handler in ((PICK, _pick), (DODGE, _respond), (TAKE, _respond))),
     setup=_setup,
     skills=(Skill("wary", triggers=((TAKE_COST, _double_for_the_wary),)),),
 )
@@ -136,7 +137,6 @@ PLUGIN = Plugin(
 class Trio(GameRules):
     name = "trio"
     min_seats = max_seats = SEATS
-    player_actions = frozenset({PICK, DODGE, TAKE})
     default_turn_timeout_ms = DEFAULT_TIMEOUT_MS
     plugins = (PLUGIN,)
 
