@@ -131,7 +131,7 @@ def beats(
         return True
     previous_combo = _as_combination(previous)
     if previous_combo is None:
-        raise ValueError(f"previous play {list(previous)!r} is not a combination")
+        raise ValueError(f"previous play {previous!r} is not a combination")
     return _beats(play_combo, previous_combo)
 
 

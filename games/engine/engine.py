@@ -198,7 +198,7 @@ class Engine:
             return seats if trigger.seat is None else (trigger.seat - current) % seats
 
         # (place in the running order, the holder's seat, handler)
-        held: list[tuple[int, int, SkillHandler]] = []
+        held: list[tuple[int, int | None, Any]] = []
         if skills:
             for seat, player in enumerate(players):
                 names = player.get("skills")
@@ -219,8 +219,8 @@ class Engine:
         ]
         runs.extend(held)
         runs.sort(key=_running_place)
-        for _, seat, handler in runs:
-            stopped = handler(ctx, data) if seat is None else handler(ctx, seat, data)
+        for _, holder, handler in runs:
+            stopped = handler(ctx, data) if holder is None else handler(ctx, holder, data)
             if stopped:
                 return True
         return False
