@@ -3,10 +3,10 @@ everything a room does per move, with no gRPC and no Ray in sight (the
 servicer and the actor wrap it). Single-threaded by construction: every
 method runs on the room actor's event loop.
 
-Per move (R-P1, R-P2): apply the commit to the Match, then for every viewer
+Per move: apply the commit to the Match, then for every viewer
 (each seat and the spectators) compute the new view, the delta from the old
 one and the new hash, append them to the log, and queue them to that
-viewer's streams. Reconnects replay from the log (R-P9)."""
+viewer's streams. Reconnects replay from the log."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def wall_clock_ms() -> int:
 
 
 class TokenBucket:
-    """Per-stream flood control (R-S4): `rate` messages a second, `burst` at once."""
+    """Per-stream flood control: `rate` messages a second, `burst` at once."""
 
     __slots__ = ("rate", "burst", "_tokens", "_stamp")
 
@@ -166,7 +166,7 @@ class Table:
 
     def subscribe(self, seat: int, last_seq: int) -> Subscriber:
         """Attach a stream and queue what it is missing: the deltas after
-        `last_seq` when the log has them, else a snapshot (R-P9)."""
+        `last_seq` when the log has them, else a snapshot."""
         subscriber = Subscriber(
             seat,
             TokenBucket(self._rate, self._burst),
@@ -228,7 +228,7 @@ class Table:
     # -- client messages -----------------------------------------------------
 
     def commit(self, subscriber: Subscriber, act_id: str, action_bytes: bytes) -> None:
-        """Apply and publish, or reject to this stream alone (R-P4)."""
+        """Apply and publish, or reject to this stream alone, changing nothing."""
         if self.failure is not None:
             return  # the table is closed; this stream's end is already queued
         if not subscriber.bucket.take():
@@ -272,7 +272,7 @@ class Table:
 
     def ack(self, subscriber: Subscriber, seq: int, client_hash: str) -> None:
         """A hash that differs from ours at that seq is a desync: count it and
-        resend the whole view (R-P3)."""
+        resend the whole view."""
         if not 0 <= seq <= self.seq:
             subscriber.outbox.put(RejectionOut("", Reason.PROTOCOL, f"ack for seq {seq}; the table is at {self.seq}"))
             return

@@ -1,4 +1,4 @@
-"""Seat tokens (R-L5, R-S5): the lobby signs, the room verifies without a
+"""Seat tokens: the lobby signs, the room verifies without a
 round trip to the lobby. Format in docs/protocol.md section 7."""
 
 from __future__ import annotations

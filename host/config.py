@@ -15,6 +15,14 @@ def _env(name: str, default: str | None = None) -> str | None:
     return os.environ.get(f"TABLEHOST_{name}", default)
 
 
+def game_module_paths(flags: list[str]) -> tuple[str, ...]:
+    """The games to add (`module:ATTRIBUTE`), from TABLEHOST_GAME_MODULES
+    then `--game-module` flags: what a host serves, and what the tools that
+    talk to it need to know of the same games."""
+    from_env = [path for path in (_env("GAME_MODULES") or "").split(",") if path]
+    return tuple(from_env + flags)
+
+
 def _parse_timeouts(pairs: list[str]) -> dict[str, int]:
     timeouts: dict[str, int] = {}
     for pair in pairs:
@@ -29,7 +37,7 @@ def _parse_timeouts(pairs: list[str]) -> dict[str, int]:
 class HostConfig:
     host: str = "127.0.0.1"
     port: int = 50051
-    # A Ray address to join; None starts an embedded local Ray (R-O1).
+    # A Ray address to join; None starts an embedded local Ray.
     ray_address: str | None = None
     room_host: str = "127.0.0.1"
     room_port_min: int = 0
@@ -84,7 +92,6 @@ class HostConfig:
             raise SystemExit(f"--room-ports takes LOW-HIGH, got {args.room_ports!r}")
         env_secret = _env("TOKEN_SECRET")
         env_timeouts = [pair for pair in (_env("TURN_TIMEOUTS") or "").split(",") if pair]
-        env_games = [path for path in (_env("GAME_MODULES") or "").split(",") if path]
         if args.tables_per_room < 1:
             raise SystemExit(f"--tables-per-room takes a positive count, got {args.tables_per_room}")
         if args.rooms_per_cpu <= 0 or (args.free_slots or 0) < 0 or args.max_waiting < 1:
@@ -103,7 +110,7 @@ class HostConfig:
             idle_release_s=args.idle_release,
             table_retention_s=args.table_retention,
             max_waiting=args.max_waiting,
-            game_modules=tuple(env_games + args.game_module),
+            game_modules=game_module_paths(args.game_module),
             linger_s=args.linger,
             abandon_after_s=args.abandon_after,
             seed=args.seed,

@@ -1,5 +1,5 @@
-"""DrawPlugin, ported from seed 001 (decklet's src/plugins/DrawPlugin.ts)
-with Python names (R-E4). Behaviour, defaults, events, payloads and error
+"""DrawPlugin, ported from the decklet card engine (its src/plugins/DrawPlugin.ts)
+with Python names. Behaviour, defaults, events, payloads and error
 messages are the seed's; only the spelling of names changed."""
 
 from __future__ import annotations

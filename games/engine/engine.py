@@ -3,7 +3,7 @@ fires trigger timings.
 
 Atomicity is structural: every dispatch runs on a private copy of the state
 and only a dispatch that raised nothing returns it, so a rejected action
-leaves the caller's state byte-identical (R-P4)."""
+leaves the caller's state byte-identical."""
 
 from __future__ import annotations
 

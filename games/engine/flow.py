@@ -1,5 +1,6 @@
-"""The game flow of seed 003, expressed with trigger timings rather than
-hard-wired: dealing the initial cards, and a turn walking its phases.
+"""The game flow of Sanguosha (game prepared, initial cards, rounds, turns,
+phases), expressed with trigger timings rather than hard-wired: dealing the
+initial cards, and a turn walking its phases.
 
 Interactive phases (a play phase waiting for a player) are where a turn
 rests between actions; `begin_turn` returns the phase the turn rests in, and
@@ -48,7 +49,7 @@ def deal_initial_cards(ctx: Context, count: int) -> None:
 
 
 def draw_phase(ctx: Context, seat: int, count: int = 2) -> None:
-    """The draw phase of seed 003: DRAW_N_CARDS may change how many cards."""
+    """The draw phase: DRAW_N_CARDS may change how many cards."""
     player_id = ctx.state["players"][seat]["id"]
     data = timings.DrawNCardsData(player_id, count)
     if ctx.fire(timings.DRAW_N_CARDS, data) or data.skipped:

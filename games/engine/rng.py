@@ -1,4 +1,4 @@
-"""The engine's deterministic PRNG (R-E3).
+"""The engine's deterministic PRNG: same seed, same commands, same game, in any language.
 
 Python's `random` may change its streams between versions, and a game must
 replay identically from its seed on any version and in any language. So the

@@ -21,7 +21,7 @@ Marks are listed in the order they were made.
 
 Zone order: `cards[0]` is the top; cards moved into a zone are appended at
 its end, so the most recently discarded card is `cards[-1]` (the "top" that a
-keep-top reshuffle leaves behind, as in seed 001).
+keep-top reshuffle leaves behind, as in the decklet DrawPlugin this engine ports).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Named trigger timings (seed 003) and the data their handlers may edit.
+"""Named trigger timings (Sanguosha's game flow: game, rounds, turns, phases,
+draws) and the data their handlers may edit.
 
 A handler edits the data in place (`DrawNCardsData.count = 3`), marks it
 `skipped`, or returns True to stop the event; the code that fired the timing

@@ -1,4 +1,4 @@
-"""Views, deltas and hashes (R-P2, R-P5, R-P6). docs/protocol.md specifies
+"""Views, deltas and hashes. docs/protocol.md specifies
 all three for implementers in other languages.
 
 - Canonical encoding: msgpack with every map's keys (strings) sorted by their

@@ -1,5 +1,5 @@
 """The `tablehost` command as a user runs it: a second front door joining
-the running cluster (R-O1), bots with a JSON summary, a person playing from
+the running cluster, bots with a JSON summary, a person playing from
 piped input, and a clean stop on SIGTERM."""
 
 from __future__ import annotations

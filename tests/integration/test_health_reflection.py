@@ -1,4 +1,4 @@
-"""Health checking and reflection answer standard gRPC clients (R-P10), and
+"""Health checking and reflection answer standard gRPC clients, and
 everything the host runs stays on loopback."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The lobby service through the wire (R-L1, R-L5, R-L6)."""
+"""The lobby service through the wire: queues, leaving, private tables, lookups."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Every rejection reason, provoked through the wire; each leaves the table
 exactly as it was (the next view hash chains from the same view), and a
-repeated act_id is never applied twice (R-P4, R-S4)."""
+repeated act_id is never applied twice."""
 
 from __future__ import annotations
 

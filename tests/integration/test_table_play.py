@@ -45,7 +45,7 @@ def test_seats_follow_the_recorded_table_seed(host) -> None:
         return sessions[0].table_id
 
     table = host.lobby("table_record", run(scenario()))
-    # R-L2: the recorded seed and arrival order explain the seating.
+    # The recorded seed and the arrival order explain the seating.
     entrants = [{"ticket": ticket} for ticket in table["entrants"]]
     reseated = [e["ticket"] for e in seat_entrants(table["seed"], entrants)]
     assert reseated == table["tickets"]

@@ -1,4 +1,4 @@
-"""Turn timers (R-P8, R-G1.8) and reconnects (R-P9) through the wire."""
+"""Turn timers (Big Two's automatic moves) and reconnects through the wire."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hidden information over the wire (R-P5): every byte each client receives
+"""Hidden information over the wire: every byte each client receives
 in a whole game, searched for cards it may not see."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Whole Big Two games between random legal bots, over random seeds (R-G1, R-E3, R-P2, R-P5).
+"""Whole Big Two games between random legal bots, over random seeds.
 
-Every game is played to its end, sometimes letting the turn timer move (R-G1.8), and at
+Every game is played to its end, sometimes letting the turn timer move, and at
 every step we check what must always hold: the 52 cards are all somewhere and nowhere
 twice; every seat's and the spectator's deltas rebuild their views hash for hash; no
 view or delta carries a card its viewer may not see; the legal actions offered are all
@@ -144,7 +144,7 @@ def test_no_view_or_delta_carries_a_card_its_viewer_may_not_see(seed: int, bot_s
     play_out(seed, bot_seed, check)
 
 
-# --- replay (R-E3) ---------------------------------------------------------------------------
+# --- replay ---------------------------------------------------------------------------
 
 
 @given(game_seeds, bot_seeds)

@@ -1,4 +1,4 @@
-"""Big Two card codes and combinations (SPEC 5.1, R-G1.2 to R-G1.5)."""
+"""Big Two card codes and combinations: what a play is, and what beats what."""
 
 from __future__ import annotations
 
@@ -177,7 +177,7 @@ def test_five_cards_of_one_suit_in_sequence_are_a_straight_flush() -> None:
 
 
 def test_five_cards_of_one_suit_out_of_sequence_are_no_combination() -> None:
-    # Flushes are not a kind of play in these rules (R-G1.3).
+    # Flushes are not a kind of play in these rules.
     assert classify(parse_cards("3H 5H 7H 9H JH")) is None
 
 

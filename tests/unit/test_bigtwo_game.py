@@ -1,4 +1,4 @@
-"""The Big Two table (SPEC 5.1, R-G1.1 to R-G1.8) played through `Match`.
+"""The Big Two table played through `Match`: deal, leading, beating, passing, scoring, the timer, views.
 
 Scenarios are arranged by building a real match and then rewriting its hands and the
 table in `match.state`; the cards left out go to the discard pile so that all 52 stay
@@ -116,7 +116,7 @@ def four_hands(**given: str) -> dict[int, str | None]:
     return hands
 
 
-# --- R-G1.1, R-G1.2: seats, deal, card codes ------------------------------------------
+# --- seats, deal, card codes ------------------------------------------
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 2**63 + 5])
@@ -146,7 +146,7 @@ def test_a_seat_sees_its_hand_as_card_codes_from_weakest_to_strongest() -> None:
     assert match.view(0)["hand"] == sorted(match.view(0)["hand"], key=card_order)
 
 
-# --- R-G1.6: who leads, the first play, passing, clearing the trick ---------------------
+# --- who leads, the first play, passing, clearing the trick ---------------------
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -233,7 +233,7 @@ def test_passed_lists_only_the_seats_that_passed_on_the_play_to_beat() -> None:
     assert match.view(None)["passed"] == [3, 0]
 
 
-# --- R-G1.5 at the table: a play must beat the last play ---------------------------------
+# --- at the table: a play must beat the last play ---------------------------------
 
 
 @pytest.mark.parametrize(
@@ -300,7 +300,7 @@ def test_a_play_leaves_the_hand_for_the_discard_pile() -> None:
     assert match.view(None)["hand_counts"] == [1, 2, 2, 2]
 
 
-# --- R-G1.7: the end and the score -------------------------------------------------------
+# --- the end and the score -------------------------------------------------------
 
 
 def test_score_hands_doubles_at_ten_and_triples_at_thirteen() -> None:
@@ -352,7 +352,7 @@ def test_a_command_after_the_game_is_over_is_refused_as_game_over() -> None:
     assert match.requests == [] and match.next_expired(10**12) is None
 
 
-# --- R-G1.8: the turn timer -----------------------------------------------------------------
+# --- the turn timer -----------------------------------------------------------------
 
 
 def test_the_default_turn_timer_is_twenty_seconds() -> None:
@@ -453,7 +453,7 @@ def test_refused_commands_are_not_logged() -> None:
     assert match.commands == []
 
 
-# --- views (R-P5, R-P7) ------------------------------------------------------------------------
+# --- views: hidden hands, requests ------------------------------------------------------------------------
 
 
 def test_a_seat_view_has_the_documented_keys() -> None:

@@ -1,4 +1,4 @@
-"""Enumerating a Big Two hand's legal plays (SPEC 5.1, R-G1.3 to R-G1.6)."""
+"""Enumerating a Big Two hand's legal plays: each play once, only what beats the last play."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DrawPlugin, ported from seed 001 (R-E4): one test per rule of the seed."""
+"""DrawPlugin, ported from the decklet card engine: one test per rule of the original."""
 
 from __future__ import annotations
 

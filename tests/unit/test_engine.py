@@ -1,4 +1,4 @@
-"""The rules engine (R-E1 to R-E3, R-P4): plugins composed, actions dispatched
+"""The rules engine: plugins composed, actions dispatched
 atomically, state as plain data that round-trips through msgpack, replays deterministic.
 """
 
@@ -92,7 +92,7 @@ def assert_refused_without_change(engine: Engine, state: State, action: Action, 
     assert state == before
 
 
-# --- state layout (R-E1) ---------------------------------------------------------
+# --- state layout ---------------------------------------------------------
 
 
 def test_a_new_game_has_zones_players_variables_position_and_rng(state: State) -> None:
@@ -175,7 +175,7 @@ def test_randomness_is_drawn_from_the_state_and_recorded_in_it(engine: Engine, s
     assert second["zones"]["deck"]["cards"] != first["zones"]["deck"]["cards"]
 
 
-# --- plain data (R-S2: checkpoints are msgpack) ------------------------------------
+# --- plain data (checkpoints are msgpack) ------------------------------------
 
 
 def test_state_round_trips_through_msgpack_exactly_after_setup(state: State) -> None:
@@ -219,7 +219,7 @@ def test_a_refused_big_two_command_changes_nothing(seat_offset: int, action: obj
     assert match.commands == []
 
 
-# --- determinism (R-E3) -------------------------------------------------------------
+# --- determinism -------------------------------------------------------------
 
 
 def test_the_same_seed_and_commands_give_the_same_events_and_final_hash() -> None:

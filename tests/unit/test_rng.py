@@ -1,4 +1,4 @@
-"""The engine's PRNG (R-E3): SplitMix64 with `below` and `shuffle` pinned by known answers.
+"""The engine's PRNG: SplitMix64 with `below` and `shuffle` pinned by known answers.
 
 A game replays from its seed in any Python version and in any language only if these
 streams never change, so every algorithm here is pinned to exact outputs: a change to

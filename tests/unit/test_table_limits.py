@@ -1,4 +1,4 @@
-"""A room's table without the network: flood control per stream (R-S4).
+"""A room's table without the network: flood control per stream.
 The Table is the real object the room serves; only the gRPC edge is absent."""
 
 import asyncio

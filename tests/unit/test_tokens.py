@@ -1,4 +1,4 @@
-"""Seat tokens: the lobby signs, the room verifies alone (R-L5, R-S5)."""
+"""Seat tokens: the lobby signs, the room verifies alone."""
 
 import pytest
 

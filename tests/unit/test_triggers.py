@@ -1,4 +1,4 @@
-"""Trigger timings and the game flow of seed 003, on a tiny four-seat table.
+"""Trigger timings and the game flow (rounds, turns, phases, as Sanguosha counts them), on a tiny four-seat table.
 
 Handlers edit the timing's data (how many cards are drawn), mark it skipped (a phase
 skipped), or return True to stop it; they run in seat order from the current player,
