@@ -3,14 +3,18 @@ opponents in the terminal client.
 
 A bot knows no rules: when the game asks its seat to act, it picks one of
 the actions the host listed in the view's request ("request"
-→ "legal_actions"). That keeps bots valid for every game the host runs, and
-makes any rejection they receive a host-side finding.
+→ "legal_actions"), or sends the request's default when the choice is too
+large to list. That keeps bots valid for every game the host runs, and
+makes any rejection they receive a host-side finding. Bots that prefer some
+legal actions to others know their game, so they live beside it and are
+offered by its rules (`GameRules.bots()`); the caller passes them in.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -33,7 +37,8 @@ _RATE_LIMITED_PAUSE_S = 0.2
 
 
 class NoLegalAction(ValueError):
-    """A bot was asked to choose from a view that lists no legal actions."""
+    """A bot was asked to choose from a view whose request lists no legal
+    action and names no default."""
 
 
 class Bot(Protocol):
@@ -42,17 +47,28 @@ class Bot(Protocol):
     def choose(self, view: View) -> Action: ...
 
 
-def _legal_actions(view: View) -> list[Action]:
+BotFactory = Callable[[int], Bot]
+"""Makes a bot from a seed (a class such as RandomBot is one)."""
+
+
+def choices(view: View) -> list[Action]:
+    """What a bot may send for the view's request: its legal actions, or
+    its default alone when the request describes a choice too large to list
+    (the default is always a valid answer)."""
     request = view.get("request")
-    actions = request.get("legal_actions") if isinstance(request, dict) else None
-    if not actions:
-        raise NoLegalAction(f"the view of seat {view.get('seat')} lists no legal actions")
-    return actions
+    request = request if isinstance(request, dict) else {}
+    actions = request.get("legal_actions")
+    if actions:
+        return list(actions)
+    if request.get("default") is not None:
+        return [request["default"]]
+    raise NoLegalAction(f"the view of seat {view.get('seat')} lists no legal actions and no default")
 
 
 class RandomBot:
     """Uniformly random among the legal actions, from its own seeded PRNG so
-    a run can be repeated."""
+    a run can be repeated. It needs nothing from the game, so it plays every
+    game the host runs."""
 
     name = "random"
 
@@ -60,34 +76,23 @@ class RandomBot:
         self._random = random.Random(seed)
 
     def choose(self, view: View) -> Action:
-        return self._random.choice(_legal_actions(view))
+        return self._random.choice(choices(view))
 
 
-class GreedyBot:
-    """Sheds as many cards as it can: the legal action with the most cards,
-    the earliest in the host's list on a tie (the host lists plays from the
-    weakest up, so the cheapest of equally large plays). It passes only when
-    nothing else is legal."""
-
-    name = "greedy"
-
-    def choose(self, view: View) -> Action:
-        actions = _legal_actions(view)
-        plays = [action for action in actions if action.get("type") != "pass"] or actions
-        # max() keeps the first of equal keys.
-        return max(plays, key=lambda action: len(action.get("cards", ())))
+def bot_factories(game_bots: Mapping[str, BotFactory] | None = None) -> dict[str, BotFactory]:
+    """The bots that can play a game, by name: the generic random bot and
+    the game's own (its rules' `bots()`), which may replace it."""
+    return {RandomBot.name: RandomBot, **(game_bots or {})}
 
 
-BOT_KINDS = ("greedy", "random")
-
-
-def make_bot(kind: str, seed: int = 0) -> Bot:
-    """A bot by name ("random" or "greedy"); the seed matters to random only."""
-    if kind == "random":
-        return RandomBot(seed)
-    if kind == "greedy":
-        return GreedyBot()
-    raise ValueError(f"unknown bot {kind!r}; choose from {', '.join(BOT_KINDS)}")
+def make_bot(kind: str, factories: Mapping[str, BotFactory], seed: int = 0) -> Bot:
+    """The bot named `kind` from `factories` (see bot_factories), seeded with
+    `seed`; ValueError naming the choices for an unknown name."""
+    try:
+        factory = factories[kind]
+    except KeyError:
+        raise ValueError(f"unknown bot {kind!r}; choose from {', '.join(sorted(factories))}") from None
+    return factory(seed)
 
 
 @dataclass

@@ -1,6 +1,6 @@
-"""Bot load runs against a running host: fill `tables` tables with bots
-through the public lobby, play one game at each, and summarise throughput,
-commit latency, rejects, desyncs and errors (R-O2).
+"""Bot load runs against a running host: fill `tables` tables of any game
+and size with bots through the public lobby, play one game at each, and
+summarise throughput, commit latency, rejects, desyncs and errors.
 
 Every bot is a complete client (its own LobbyClient and TableSession), so a
 run exercises exactly what players do. The run is bounded by `timeout_s`: a
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablehost.clients.bots import PlayStats, make_bot, play_seat
+from tablehost.clients.bots import BotFactory, PlayStats, bot_factories, make_bot, play_seat
 from tablehost.clients.sdk import LobbyClient, TableSession
 
 # Error messages kept for the summary; the count covers all of them.
@@ -127,27 +127,38 @@ async def run_tables(
     target: str,
     game: str,
     tables: int,
-    bot: str = "random",
+    bot: str | BotFactory = "random",
     seed: int = 0,
     timeout_s: float = 120.0,
     *,
-    seats_per_table: int = 4,
+    seats_per_table: int,
+    bots: Mapping[str, BotFactory] | None = None,
+    variant: str = "",
+    join_data: Mapping[str, Any] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Summary:
-    """Start `seats_per_table * tables` bots that all queue for `game` at
-    once, let every table play one game, and summarise.
+    """Start `seats_per_table * tables` bots that all queue for tables of
+    `seats_per_table` seats of `game` (and `variant`) at once, let every
+    table play one game, and summarise.
 
+    `bot` is a bot factory, or a name looked up in `bots` (the generic
+    random bot when None; see clients.bots.bot_factories). Every bot joins
+    with `join_data`, the game's options for a player if it takes any.
     Bot i plays with seed `seed + i`. `progress(done, expected)` is called
     each time a table finishes, for a progress bar. Bots still running at
     `timeout_s` are cancelled and each counts as an error."""
     if tables < 1:
         raise ValueError(f"a load run needs at least one table, got {tables}")
-    make_bot(bot)  # an unknown bot name fails here, not in every task
-    run = _Run(Summary(game, bot, tables, bots_expected=seats_per_table * tables), PlayStats(), progress=progress)
+    if seats_per_table < 1:
+        raise ValueError(f"a table has at least one seat, got {seats_per_table}")
+    name, factory = _bot_factory(bot, bots)
+    players = seats_per_table * tables
+    run = _Run(Summary(game, name, tables, bots_expected=players), PlayStats(), progress=progress)
+    entry = _Entry(target, game, variant, seats_per_table, dict(join_data or {}))
     started = time.perf_counter()
     tasks = [
-        asyncio.create_task(_play_one_bot(run, target, game, bot, seed + index, index))
-        for index in range(seats_per_table * tables)
+        asyncio.create_task(_play_one_bot(run, entry, name, factory, seed + index, index))
+        for index in range(players)
     ]
     _done, stuck = await asyncio.wait(tasks, timeout=timeout_s)
     for task in stuck:
@@ -160,17 +171,39 @@ async def run_tables(
     return summary
 
 
-async def _play_one_bot(run: _Run, target: str, game: str, bot: str, seed: int, index: int) -> None:
-    name = f"{bot}-bot-{index}"
+@dataclass(frozen=True)
+class _Entry:
+    """How every bot of a run asks for its seat."""
+
+    target: str
+    game: str
+    variant: str
+    seats: int
+    join_data: dict[str, Any]
+
+
+def _bot_factory(bot: str | BotFactory, bots: Mapping[str, BotFactory] | None) -> tuple[str, BotFactory]:
+    """The bot's name for the summary and its factory. An unknown name fails
+    here, once, not in every bot's task."""
+    if isinstance(bot, str):
+        factories = bot_factories() if bots is None else bots
+        make_bot(bot, factories)
+        return bot, factories[bot]
+    return str(getattr(bot, "name", None) or getattr(bot, "__name__", "bot")), bot
+
+
+async def _play_one_bot(run: _Run, entry: _Entry, name: str, factory: BotFactory, seed: int, index: int) -> None:
+    player = f"{name}-bot-{index}"
     stage = "queueing"
     session: TableSession | None = None
     try:
-        async with LobbyClient(target) as lobby:
-            assignment = await lobby.join_queue(game, name)
+        async with LobbyClient(entry.target) as lobby:
+            assignment = await lobby.join_queue(entry.game, player, variant=entry.variant,
+                                                join_data=entry.join_data, seats=entry.seats)
             stage = f"connecting to table {assignment.table_id}"
             session = await TableSession.connect(assignment, lobby)
             stage = f"playing seat {assignment.seat} at table {assignment.table_id}"
-            await play_seat(session, make_bot(bot, seed), run.stats)
+            await play_seat(session, factory(seed), run.stats)
             run.table_finished(assignment.table_id)
     except asyncio.CancelledError:
         # run_tables cancelled us at its deadline: record it and finish
@@ -178,9 +211,9 @@ async def _play_one_bot(run: _Run, target: str, game: str, bot: str, seed: int, 
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()
-        run.error(f"{name}: still {stage} when the run timed out")
+        run.error(f"{player}: still {stage} when the run timed out")
     except Exception as error:  # every failure of a bot is a finding of the run
-        run.error(f"{name}: {type(error).__name__} while {stage}: {error}")
+        run.error(f"{player}: {type(error).__name__} while {stage}: {error}")
     finally:
         if session is not None:
             await session.close()
@@ -188,4 +221,3 @@ async def _play_one_bot(run: _Run, target: str, game: str, bot: str, seed: int, 
             run.summary.gaps += session.gaps
             run.summary.reconnects += session.reconnects
             run.summary.stream_rejections += session.stream_rejections
-

@@ -8,6 +8,8 @@ import json
 import logging
 import signal
 import sys
+from dataclasses import dataclass
+from typing import Any
 
 from tablehost.host.config import HostConfig
 
@@ -28,10 +30,76 @@ async def _serve(config: HostConfig) -> None:
     await host.stop()
 
 
+@dataclass(frozen=True)
+class _GameChoice:
+    """A game the tools were asked for, as they need it: the seats of one
+    table, the bots that can play it (the random bot and the game's own)
+    and how it is shown to people."""
+
+    seats: int
+    bots: dict[str, Any]
+    game_bots: tuple[str, ...]
+    presenter: Any
+
+    @property
+    def bot_rotation(self) -> list[str]:
+        """The bots seated in turn as opponents: the game's own, then the
+        random one (Big Two: greedy, random, greedy)."""
+        return [*self.game_bots, *(["random"] if "random" not in self.game_bots else [])]
+
+
+def _choose_game(command: str, game: str, seats: int, module_paths: tuple[str, ...]) -> _GameChoice:
+    """Look `game` up among the built-in games and those `module_paths` add
+    (as `tablehost serve --game-module` does), with a table of `seats` seats
+    (0: the game's default). Exits with the reason and the choices when the
+    game or the seat count is not one it can play."""
+    from tablehost.clients.bots import bot_factories
+    from tablehost.clients.presentation import presenter_for
+    from tablehost.games.registry import GameCatalog, UnknownGame
+
+    try:
+        catalog = GameCatalog.load(module_paths)
+    except (ImportError, AttributeError, ValueError) as error:
+        raise SystemExit(f"tablehost {command}: cannot load the games: {error}") from None
+    try:
+        rules = catalog.rules(game)
+    except UnknownGame:
+        raise SystemExit(f"tablehost {command}: unknown game {game!r}; choose from {', '.join(catalog.names)} "
+                         "or add one with --game-module MODULE:ATTR") from None
+    try:
+        table_seats = rules.table_seats(seats)
+    except ValueError as error:
+        raise SystemExit(f"tablehost {command}: {error}") from None
+    game_bots = dict(rules.bots())
+    return _GameChoice(table_seats, bot_factories(game_bots), tuple(game_bots), presenter_for(rules.presenter()))
+
+
+def _join_data(command: str, text: str) -> dict[str, Any]:
+    """`--join-data` as a map: a player's options for the game, given as JSON."""
+    if not text:
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SystemExit(f"tablehost {command}: --join-data is not JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise SystemExit(f"tablehost {command}: --join-data is a JSON object, got {text!r}")
+    return data
+
+
 async def _bots(args: argparse.Namespace) -> int:
     from tablehost.clients.loadrun import format_summary, run_tables
+    from tablehost.host.config import game_module_paths
 
-    summary = await run_tables(args.target, args.game, args.tables, bot=args.bot, seed=args.seed)
+    chosen = _choose_game("bots", args.game, args.seats, game_module_paths(args.game_module))
+    if args.bot not in chosen.bots:
+        choices = ", ".join(sorted(chosen.bots))
+        raise SystemExit(f"tablehost bots: {args.game} has no bot {args.bot!r}; choose from {choices}")
+    summary = await run_tables(
+        args.target, args.game, args.tables, bot=args.bot, seed=args.seed, timeout_s=args.timeout,
+        seats_per_table=chosen.seats, bots=chosen.bots, variant=args.variant,
+        join_data=_join_data("bots", args.join_data),
+    )
     if args.json:
         print(json.dumps(summary.to_json_dict()))
     else:
@@ -59,21 +127,43 @@ async def _status(args: argparse.Namespace) -> int:
 
 async def _play(args: argparse.Namespace) -> None:
     from tablehost.clients.terminal import play_in_terminal
+    from tablehost.host.config import game_module_paths
 
-    await play_in_terminal(args.target, args.game, display_name=args.name)
+    chosen = _choose_game("play", args.game, args.seats, game_module_paths(args.game_module))
+    rotation = chosen.bot_rotation
+    opponents = [rotation[index % len(rotation)] for index in range(chosen.seats - 1)]
+    await play_in_terminal(
+        args.target, args.game, chosen.presenter, opponents=opponents, bots=chosen.bots, autopilot=rotation[0],
+        display_name=args.name, variant=args.variant, join_data=_join_data("play", args.join_data),
+    )
 
 
-async def _demo(config: HostConfig, tables: int, pace_s: float) -> int:
-    from tablehost.host.demo import run_demo
+async def _demo(config: HostConfig, args: argparse.Namespace) -> int:
+    from tablehost.host.demo import DemoTables, run_demo
     from tablehost.host.server import Host
 
+    chosen = _choose_game("demo", args.game, args.seats, config.game_modules)
+    demo = DemoTables(args.game, chosen.seats, chosen.bot_rotation, chosen.bots, tables=args.tables,
+                      variant=args.variant, join_data=_join_data("demo", args.join_data))
     host = Host(config)
     await host.start()
     print(f"listening on {host.target}", flush=True)
     try:
-        return await run_demo(host.target, tables, pace_s)
+        return await run_demo(host.target, demo, chosen.presenter, args.pace)
     finally:
         await host.stop()
+
+
+def _add_game_arguments(parser: argparse.ArgumentParser, *, game_modules: bool = True) -> None:
+    """What every tool that plays a game takes: the table's size, the
+    game's variant, the players' join data and where to find the game."""
+    parser.add_argument("--seats", type=int, default=0, help="seats per table (default: the game's usual table)")
+    parser.add_argument("--variant", default="", help="a variant the game declares (default: its standard rules)")
+    parser.add_argument("--join-data", default="", metavar="JSON",
+                        help="each player's options for the game, as a JSON object (e.g. a deck)")
+    if game_modules:  # serve's own flag already (demo): the same meaning
+        parser.add_argument("--game-module", action="append", default=[], metavar="MODULE:ATTRIBUTE",
+                            help="know a game the host added with --game-module (repeatable)")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -83,27 +173,32 @@ def main(argv: list[str] | None = None) -> None:
     serve = commands.add_parser("serve", help="run a host: front door, lobby and rooms")
     HostConfig.add_arguments(serve)
 
-    demo = commands.add_parser("demo", help="start a local host and watch bots play through it")
+    demo = commands.add_parser("demo", help="start a local host and watch bots play a game through it")
     HostConfig.add_arguments(demo)
+    demo.add_argument("--game", default="bigtwo", help="a registered game (default: bigtwo)")
+    _add_game_arguments(demo, game_modules=False)
     demo.add_argument("--tables", type=int, default=1)
     demo.add_argument("--pace", type=float, default=0.2, help="seconds each bot thinks before a move")
 
     bots = commands.add_parser("bots", help="run bot players against a host until each table finishes a game")
     bots.add_argument("--target", default="127.0.0.1:50051")
-    bots.add_argument("--game", default="bigtwo")
+    bots.add_argument("--game", default="bigtwo", help="a registered game (default: bigtwo)")
+    _add_game_arguments(bots)
     bots.add_argument("--tables", type=int, default=1)
-    bots.add_argument("--bot", choices=("random", "greedy"), default="random")
+    bots.add_argument("--bot", default="random", help="random, or one of the game's own bots (Big Two: greedy)")
     bots.add_argument("--seed", type=int, default=0)
+    bots.add_argument("--timeout", type=float, default=120.0, help="seconds before unfinished bots count as errors")
     bots.add_argument("--json", action="store_true", help="print the summary as one JSON object")
 
     status = commands.add_parser("status", help="show a running host: rooms per node, tables, free slots, queues")
     status.add_argument("--target", default="127.0.0.1:50051")
     status.add_argument("--json", action="store_true", help="print the status as one JSON object")
 
-    play = commands.add_parser("play", help="play a game in the terminal against three bots")
-    play.add_argument("game", choices=("bigtwo",))
+    play = commands.add_parser("play", help="play a game in the terminal against bots")
+    play.add_argument("game", help="a registered game, e.g. bigtwo")
     play.add_argument("--target", default="127.0.0.1:50051")
     play.add_argument("--name", default="you")
+    _add_game_arguments(play)
 
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
@@ -115,7 +210,7 @@ def main(argv: list[str] | None = None) -> None:
         logging.getLogger("tablehost").setLevel(logging.INFO)
         asyncio.run(_serve(HostConfig.from_args(args)))
     elif args.command == "demo":
-        sys.exit(asyncio.run(_demo(HostConfig.from_args(args), args.tables, args.pace)))
+        sys.exit(asyncio.run(_demo(HostConfig.from_args(args), args)))
     elif args.command == "bots":
         sys.exit(asyncio.run(_bots(args)))
     elif args.command == "status":

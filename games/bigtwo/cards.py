@@ -1,6 +1,6 @@
 """Card codes of Big Two: the deck, card order, and parsing and printing for people.
 
-A card is a two-character string, rank then suit (R-G1.2): ``"3C"``, ``"TS"``, ``"2S"``.
+A card is a two-character string, rank then suit: ``"3C"``, ``"TS"``, ``"2S"``.
 Strings keep cards trivially hashable, sortable by `card_order` and cheap to put on
 the wire; everything that needs a number looks it up here.
 """
@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 RANKS = "3456789TJQKA2"
-"""Ranks in ascending strength (R-G1.1): 3 is the lowest, 2 the highest."""
+"""Ranks in ascending strength: 3 is the lowest, 2 the highest."""
 
 SUITS = "CDHS"
 """Suits in ascending strength: clubs < diamonds < hearts < spades."""

@@ -1,6 +1,6 @@
 """Big Two combinations: which card sets may be played and which play beats which.
 
-This is the rule book of R-G1.3 to R-G1.5 as pure functions over card codes; the game
+This is the rule book of plays and what beats what, as pure functions over card codes; the game
 engine asks it whether a play is legal, and `legal` uses its tables to enumerate plays.
 """
 
@@ -41,7 +41,7 @@ class Combination:
 
 
 def _straight_rank_sequences() -> tuple[tuple[int, ...], ...]:
-    # R-G1.4: A2345 is the lowest straight, then 34567 up to TJQKA, and 23456 the
+    # A2345 is the lowest straight, then 34567 up to TJQKA, and 23456 the
     # highest. The 2 and the ace only wrap around at the bottom, which is why JQKA2,
     # QKA23 and KA234 do not appear.
     middle = tuple(tuple(range(low, low + 5)) for low in range(0, _ACE - 3))
@@ -117,7 +117,7 @@ def beats(
     play: Combination | Sequence[str],
     previous: Combination | Sequence[str] | None,
 ) -> bool:
-    """Whether `play` may be laid on `previous` (R-G1.5); with no previous play, whether
+    """Whether `play` may be laid on `previous`; with no previous play, whether
     `play` is legal at all, since a leader may play any combination.
 
     Card sequences are accepted so callers holding raw input need not classify first.

@@ -46,15 +46,19 @@ TURN_PHASES = (Phase("play", interactive=True),)
 
 
 def score_hands(cards_left: list[int]) -> list[int]:
-    """R-G1.7: a loser pays their cards left, doubled at 10 or more and
+    """A loser pays their cards left, doubled at 10 or more and
     tripled at 13; the winner (no cards left) collects the total."""
     payments = [n * (3 if n == HAND_SIZE else 2 if n >= 10 else 1) for n in cards_left]
     total = sum(payments)
     return [total if n == 0 else -paid for n, paid in zip(cards_left, payments)]
 
 
+def _hand_zone_id(state: State, seat: int) -> str:
+    return player_hand_zone_id(state["players"][seat]["id"])
+
+
 def _hand(state: State, seat: int) -> list[str]:
-    return state["zones"][player_hand_zone_id(state["players"][seat]["id"])]["cards"]
+    return state["zones"][_hand_zone_id(state, seat)]["cards"]
 
 
 def _setup(ctx: Context) -> None:
@@ -129,7 +133,7 @@ def _play(action: Action, ctx: Context) -> HandlerResult:
     state = ctx.state
     seat = state["position"]["current"]
     play = _validate_play(state, seat, action.payload)
-    hand_zone = player_hand_zone_id(action.player_id)
+    hand_zone = _hand_zone_id(state, seat)
     for card in play.cards:
         move_card(state, card, hand_zone, "discard")
     variables = state["variables"]
@@ -177,7 +181,7 @@ PLUGIN = Plugin(
     id="bigtwo",
     name="Big Two",
     version="1.0.0",
-    actions=(ActionHandler(PLAY, _play), ActionHandler(PASS, _pass)),
+    actions=(ActionHandler(PLAY, _play, by_player=True), ActionHandler(PASS, _pass, by_player=True)),
     setup=_setup,
 )
 
@@ -191,7 +195,6 @@ class BigTwo(GameRules):
     min_seats = SEATS
     max_seats = SEATS
     variants = {"": "standard rules: 4 seats, 3♣ leads, bombs beat anything"}
-    player_actions = frozenset({PLAY, PASS})
     default_turn_timeout_ms = DEFAULT_TURN_TIMEOUT_MS
     plugins = (DrawPlugin, PLUGIN)
 
@@ -266,6 +269,19 @@ class BigTwo(GameRules):
                 view["hand"] = sort_cards(_hand(state, seat))
             views[seat] = view
         return views
+
+    def presenter(self) -> Any:
+        """Cards as glyphs, card codes as input, a line per play (imported
+        here: a room playing the game never needs it)."""
+        from tablehost.games.bigtwo.presentation import BigTwoPresenter
+
+        return BigTwoPresenter()
+
+    def bots(self) -> dict[str, Any]:
+        """The greedy bot, which sheds the most cards it can."""
+        from tablehost.games.bigtwo.bots import BOTS
+
+        return dict(BOTS)
 
 
 RULES = BigTwo()

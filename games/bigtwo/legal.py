@@ -33,7 +33,7 @@ def legal_plays(
     and by strength within a kind; with no previous play, every play a leader may make.
 
     `must_include` restricts plays to those holding that card, for the game's first play
-    which must contain 3C (R-G1.6).
+    which must contain 3C.
     """
     by_rank = _group_by_rank(hand)
     wanted = _kinds_that_can_beat(previous)

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import ray
@@ -17,6 +18,9 @@ import ray
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 TABLEHOST = [sys.executable, "-m", "tablehost.host.cli"]
+ROOT = Path(__file__).resolve().parents[2]
+# The session's host loads the test game; the tools are told of it the same way.
+TRIO = ["--game-module", "tests.testgames.trio:RULES"]
 
 
 def wait_for_line(process: subprocess.Popen, prefix: str, timeout: float) -> str:
@@ -67,6 +71,61 @@ def test_a_person_plays_bigtwo_in_the_terminal_from_piped_input(host) -> None:
     assert played.returncode == 0, played.stderr
     assert "final scores" in played.stdout
     assert "your hand" in played.stdout
+
+
+def test_bots_play_any_registered_game_at_its_table_size_with_join_data(host) -> None:
+    bots = subprocess.run(
+        TABLEHOST + ["bots", "--target", host.target, "--game", "trio", *TRIO, "--join-data", '{"league": "a"}',
+                     "--tables", "2", "--json"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )
+    assert bots.returncode == 0, bots.stderr
+    summary = json.loads(bots.stdout.strip().splitlines()[-1])
+    assert summary["game"] == "trio" and summary["bots_expected"] == summary["bots_finished"] == 6
+    assert summary["games_completed"] == 2 and summary["errors"] == 0 and summary["moves"] > 0
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--game", "trio"], "unknown game 'trio'; choose from bigtwo"),
+        (["--game", "bigtwo", "--seats", "3"], "bigtwo is played by 4 players, not 3"),
+        (["--game", "bigtwo", "--bot", "clever"], "no bot 'clever'; choose from greedy, random"),
+        (["--game", "trio", *TRIO, "--bot", "greedy"], "no bot 'greedy'; choose from random"),
+        (["--join-data", "[1]"], "--join-data is a JSON object"),
+    ],
+)
+def test_bots_refuse_a_game_seat_count_or_bot_they_cannot_play_with_the_choices(
+    arguments: list[str], message: str
+) -> None:
+    refused = subprocess.run(TABLEHOST + ["bots", "--target", "127.0.0.1:1", *arguments],
+                             capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert refused.returncode == 1 and message in refused.stderr
+
+
+def test_a_person_plays_a_game_without_a_presenter_at_a_table_of_its_size(host) -> None:
+    """The generic presenter: the view's keys, actions by number, "seat N acted"."""
+    played = subprocess.run(
+        TABLEHOST + ["play", "trio", "--target", host.target, *TRIO, "--join-data", '{"league": "b"}'],
+        input="pick\n" + "1\n" * 20, capture_output=True, text=True, timeout=120, cwd=ROOT,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert played.returncode == 0, played.stderr
+    assert "seating random, random bots" in played.stdout
+    assert "1. pick n=1" in played.stdout and "type the number of an action" in played.stdout
+    assert "(you) acted: " in played.stdout and "pick\ntype the number of an action" in played.stdout
+    assert "final scores" in played.stdout
+
+
+def test_the_demo_narrates_a_big_two_game_through_a_host_of_its_own() -> None:
+    """The README's first command (with a free port and no thinking time)."""
+    demo = subprocess.run(TABLEHOST + ["demo", "--port", "0", "--pace", "0"],
+                          capture_output=True, text=True, timeout=180, env={**os.environ, "COLUMNS": "200"})
+    assert demo.returncode == 0, demo.stderr
+    lines = demo.stdout.splitlines()
+    assert lines[0].startswith("listening on 127.0.0.1:") and lines[1].startswith("table bigtwo-")
+    assert lines[2].startswith("#0 ") and lines[2].endswith("holds 3♣ and leads")
+    assert " plays 3♣" in lines[3] and lines[-1].startswith("game over: seat ")
 
 
 def test_status_shows_an_operator_the_rooms_per_node_and_the_queues(host) -> None:

@@ -1,6 +1,8 @@
-"""Bots choose only what the host lists as legal (R-P7); the greedy bot sheds
-the most cards and passes only when it must; play_seat measures each commit
-and backs off after a rejection instead of retrying the same view."""
+"""Bots choose only what the host lists as legal, or the request's default
+when it lists nothing, so the random bot plays any game; bots are made by
+name from the factories a game offers beside the random one; play_seat
+measures each commit and backs off after a rejection instead of retrying
+the same view. (Big Two's greedy bot: test_bigtwo_bots.py.)"""
 
 from __future__ import annotations
 
@@ -11,13 +13,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tablehost.clients.bots import GreedyBot, NoLegalAction, PlayStats, RandomBot, make_bot, play_seat
+from tablehost.clients.bots import NoLegalAction, PlayStats, RandomBot, bot_factories, make_bot, play_seat
 from tablehost.clients.sdk import CommitOutcome, GameResult
+from tablehost.games.bigtwo.bots import GreedyBot
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.engine.match import Match
 from tablehost.v1 import table_pb2
+from tests.testgames.trio import RULES as TRIO
 
 PASS = {"type": "pass"}
+BIGTWO_BOTS = bot_factories(BIGTWO.bots())
 
 
 def play(*cards: str) -> dict[str, Any]:
@@ -46,14 +51,9 @@ def test_the_random_bot_only_returns_a_listed_action(legal: list[dict[str, Any]]
     assert RandomBot(seed).choose(view_with(*legal)) in legal
 
 
-@given(actions)
-def test_the_greedy_bot_only_returns_a_listed_action(legal: list[dict[str, Any]]) -> None:
-    assert GreedyBot().choose(view_with(*legal)) in legal
-
-
 @pytest.mark.parametrize("kind", ["random", "greedy"])
 def test_bots_alone_play_a_big_two_game_to_its_end_without_an_illegal_move(kind: str) -> None:
-    bots = [make_bot(kind, seed) for seed in range(4)]
+    bots = [make_bot(kind, BIGTWO_BOTS, seed) for seed in range(4)]
     match = Match(BIGTWO, 99, ["a", "b", "c", "d"], {}, 0)
     for now in range(1, 10_000):
         if match.result is not None:
@@ -67,19 +67,20 @@ def test_bots_alone_play_a_big_two_game_to_its_end_without_an_illegal_move(kind:
     assert match.result is not None
 
 
-def test_the_greedy_bot_plays_the_most_cards() -> None:
-    legal = [play("3C"), play("4C", "4D"), play("5C", "6D", "7H", "8S", "9C"), play("9D"), PASS]
-    assert GreedyBot().choose(view_with(*legal)) == play("5C", "6D", "7H", "8S", "9C")
-
-
-def test_the_greedy_bot_breaks_ties_by_the_earliest_listed() -> None:
-    legal = [play("3C"), play("4C", "4D"), play("5C", "5D"), PASS]
-    assert GreedyBot().choose(view_with(*legal)) == play("4C", "4D")
-
-
-def test_the_greedy_bot_passes_only_when_nothing_else_is_legal() -> None:
-    assert GreedyBot().choose(view_with(play("2S"), PASS)) == play("2S")
-    assert GreedyBot().choose(view_with(PASS)) == PASS
+@pytest.mark.parametrize("seed", range(5))
+def test_random_bots_play_a_game_that_asks_several_seats_at_once_to_its_end(seed: int) -> None:
+    """The three-seat test game asks every seat together, then one out of turn."""
+    bots = [RandomBot(seed * 10 + seat) for seat in range(3)]
+    match = Match(TRIO, seed, ["a", "b", "c"], {}, 0, [{"league": "a"}] * 3)
+    for now in range(1, 100):
+        if match.result is not None:
+            break
+        asked = [request.seat for request in match.requests]
+        assert asked
+        for seat in asked:  # every asked seat answers, in any order
+            if match.request_for(seat) is not None:
+                match.act(seat, bots[seat].choose(match.view(seat)), now)
+    assert match.result is not None
 
 
 def test_a_seeded_random_bot_repeats_its_choices() -> None:
@@ -95,14 +96,45 @@ def test_the_random_bot_reaches_every_legal_action() -> None:
 
 
 @pytest.mark.parametrize("bot", [RandomBot(0), GreedyBot()])
-def test_a_view_without_legal_actions_is_a_clear_error(bot: Any) -> None:
-    with pytest.raises(NoLegalAction, match="seat 2"):
+def test_a_view_without_legal_actions_or_default_is_a_clear_error(bot: Any) -> None:
+    with pytest.raises(ValueError, match="seat 2"):
         bot.choose({"seat": 2, "to_act": 2})
+    with pytest.raises(ValueError, match="seat 2"):
+        bot.choose({"seat": 2, "request": {"legal_actions": [], "deadline_ms": None, "default": None}})
 
 
-def test_an_unknown_bot_name_is_refused() -> None:
-    with pytest.raises(ValueError, match="unknown bot 'clever'"):
-        make_bot("clever")
+def test_the_random_bot_says_which_view_lists_nothing() -> None:
+    with pytest.raises(NoLegalAction, match="seat 2 lists no legal actions and no default"):
+        RandomBot(0).choose({"seat": 2})
+
+
+@pytest.mark.parametrize("bot", [RandomBot(0), GreedyBot()])
+def test_a_request_that_lists_nothing_but_a_default_gets_the_default(bot: Any) -> None:
+    """A choice too large to list (which 2 of 8 cards to discard): the default is always valid."""
+    discard = {"type": "discard", "cards": ["3C", "4D"]}
+    view = {"seat": 1, "request": {"legal_actions": [], "deadline_ms": 5, "default": discard,
+                                   "choice": {"pick": 2, "from": "hand"}}}
+    assert bot.choose(view) == discard
+
+
+def test_bots_are_made_by_name_from_the_random_bot_and_the_games_own() -> None:
+    assert sorted(BIGTWO_BOTS) == ["greedy", "random"]
+    assert isinstance(make_bot("greedy", BIGTWO_BOTS, 3), GreedyBot)
+    assert isinstance(make_bot("random", BIGTWO_BOTS, 3), RandomBot)
+    assert sorted(bot_factories()) == ["random"], "a game without bots of its own is played by the random bot"
+
+
+def test_a_seed_makes_the_same_random_bot() -> None:
+    view = view_with(*(play(card) for card in ["3C", "3D", "4H", "9S", "TC", "2S"]))
+    first, second = make_bot("random", BIGTWO_BOTS, 5), make_bot("random", BIGTWO_BOTS, 5)
+    assert [first.choose(view) for _ in range(20)] == [second.choose(view) for _ in range(20)]
+
+
+def test_an_unknown_bot_name_is_refused_with_the_choices() -> None:
+    with pytest.raises(ValueError, match="unknown bot 'clever'; choose from greedy, random"):
+        make_bot("clever", BIGTWO_BOTS)
+    with pytest.raises(ValueError, match="choose from random$"):
+        make_bot("greedy", bot_factories())
 
 
 class ScriptedSession:

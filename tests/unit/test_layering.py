@@ -1,0 +1,48 @@
+"""The layers stay apart: the client side (clients/) can be shipped to
+players without the host or the rules, and the rules (games/) run anywhere,
+so each imports only what its layer allows. Read from the source, so an
+import inside a function counts too."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+ALLOWED = {
+    # the generated protos, the SDK's own modules, and the client libraries
+    "clients": {"tablehost.v1", "tablehost.clients", "grpc", "msgpack", "hdrh", "rich"},
+    # plain data and msgpack: no terminal, no network, no Ray
+    "games": {"tablehost.games", "msgpack"},
+}
+
+
+def imported_modules(path: Path) -> set[str]:
+    modules: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules.add(node.module)
+    return modules
+
+
+def allowed(module: str, layer: str) -> bool:
+    if module.split(".")[0] in sys.stdlib_module_names:
+        return True
+    return any(module == prefix or module.startswith(prefix + ".") for prefix in ALLOWED[layer])
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_each_layer_imports_only_what_it_may(layer: str) -> None:
+    outside = {
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in sorted((ROOT / layer).rglob("*.py"))
+        for module in imported_modules(path)
+        if not allowed(module, layer)
+    }
+    assert not outside, f"{layer}/ imports what its layer may not: {sorted(outside)}"

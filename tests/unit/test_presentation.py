@@ -1,0 +1,169 @@
+"""How the tools show a game: the generic presenter shows any game from its
+views alone (keys and values, actions as compact text, "seat N acted" with
+what changed); Big Two's presenter, beside the game, shows cards as glyphs,
+reads card codes and narrates each play as the demo always has. Views come
+from real matches, as the host would send them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tablehost.clients.presentation import GenericPresenter, Presenter, compact, presenter_for
+from tablehost.games.bigtwo.game import RULES as BIGTWO
+from tablehost.games.bigtwo.presentation import BigTwoPresenter
+from tablehost.games.engine.match import Match
+from tests.testgames.trio import RULES as TRIO
+
+NAMES = ["ann", "bo", "cy", "di"]
+GENERIC = GenericPresenter()
+CARDS = BigTwoPresenter()
+
+
+def bigtwo(seed: int = 3) -> Match:
+    return Match(BIGTWO, seed, NAMES, {}, 0)
+
+
+def trio() -> Match:
+    return Match(TRIO, 5, NAMES[:3], {}, 0, [{"league": "a"}, {"league": "a", "mark": "♦"}, {"league": "a"}])
+
+
+def act(match: Match, seat: int, action: dict[str, Any], now: int = 1) -> tuple[dict, dict]:
+    """The spectator's view before and after one action."""
+    before = match.view(None)
+    match.act(seat, action, now)
+    return before, match.view(None)
+
+
+# -- the generic presenter -------------------------------------------------------------
+
+
+def test_the_generic_board_is_every_key_of_the_view_but_the_request_in_compact_form() -> None:
+    match = trio()
+    lines = GENERIC.table_lines(match.view(1), NAMES[:3])
+    assert lines[0] == "seats: seat 0 (ann), seat 1 (bo), seat 2 (cy)"
+    assert "scores: [0, 0, 0]" in lines and 'marks: ["", "♦", ""]' in lines and "my_pick: null" in lines
+    assert not any(line.startswith("request") for line in lines), "the request is shown as the numbered actions"
+    assert len(lines) == 1 + len(match.view(1)) - 1
+
+
+def test_generic_labels_are_the_type_then_each_field_as_compact_json() -> None:
+    assert GENERIC.action_label({"type": "pick", "n": 2}) == "pick n=2"
+    assert GENERIC.action_label({"type": "pass"}) == "pass"
+    assert GENERIC.action_label({"type": "play", "cards": ["3C", "3D"]}) == 'play cards=["3C", "3D"]'
+    assert GENERIC.action_label({"n": 1}) == '{"n": 1}'
+
+
+def test_the_generic_presenter_reads_no_notation_of_its_own() -> None:
+    assert GENERIC.parse_move("pick 2", trio().view(0)) is None
+
+
+def test_generic_narration_tells_what_changed_and_who_acted_when_known() -> None:
+    match = trio()
+    before, after = act(match, 1, {"type": "pick", "n": 3})
+    assert GENERIC.narrate(before, after, NAMES[:3], False) == (
+        "the table changed: picked [false, false, false] → [false, true, false]"
+    )
+    assert GENERIC.narrate(before, after, NAMES[:3], True, actor=1) == (
+        "seat 1 (bo) acted: picked [false, false, false] → [false, true, false] [timer]"
+    )
+
+
+def test_generic_narration_finds_the_actor_in_a_view_that_names_the_seat_to_act() -> None:
+    match = bigtwo()
+    seat = BIGTWO.to_act(match.state)
+    before, after = act(match, seat, match.view(seat)["request"]["legal_actions"][0])
+    line = GENERIC.narrate(before, after, NAMES, False)
+    assert line is not None and line.startswith(f"seat {seat} ({NAMES[seat]}) acted: ")
+    assert "hand_counts [13, 13, 13, 13] → " in line and "deadline_ms" not in line
+
+
+def test_generic_narration_of_nothing_visible_is_nothing_and_long_values_are_cut() -> None:
+    view = {"round": 1}
+    assert GENERIC.narrate(view, dict(view), [], False) is None
+    assert GENERIC.narrate(view, dict(view), ["ann"], False, actor=0) == "seat 0 (ann) acted"
+    line = GENERIC.narrate({"log": []}, {"log": list(range(100))}, [], False)
+    assert line is not None and line.endswith("…") and len(line) < 120
+    assert GENERIC.narrate({}, {"new": 1}, [], False) == "the table changed: new (none) → 1"
+
+
+def test_compact_text_keeps_brackets_and_shows_bytes_as_hex() -> None:
+    assert compact({"b": [None, True], "a": b"\x01\xff"}) == '{"a": "01ff", "b": [null, true]}'
+
+
+# -- choosing a presenter ------------------------------------------------------------------
+
+
+def test_a_game_without_a_presenter_gets_the_generic_one() -> None:
+    assert TRIO.presenter() is None
+    assert isinstance(presenter_for(TRIO.presenter()), GenericPresenter)
+
+
+def test_a_partial_presenter_is_completed_by_the_generic_one() -> None:
+    class LabelsOnly:
+        def action_label(self, action: dict[str, Any]) -> str:
+            return "★"
+
+    presenter: Presenter = presenter_for(LabelsOnly())
+    assert presenter.action_label({"type": "pick", "n": 1}) == "★"
+    assert presenter.table_lines({"round": 2}, []) == ["round: 2"]
+    assert presenter.move_help == GENERIC.move_help
+
+
+def test_big_two_hands_the_tools_its_own_presenter() -> None:
+    presenter = presenter_for(BIGTWO.presenter())
+    assert presenter.action_label({"type": "play", "cards": ["TD", "3C"]}) == "3♣ 10♦"
+
+
+# -- Big Two's presenter ---------------------------------------------------------------
+
+
+def test_big_two_labels_plays_as_glyphs_in_card_order_and_pass_as_pass() -> None:
+    assert CARDS.action_label({"type": "play", "cards": ["2S", "TH", "3C"]}) == "3♣ 10♥ 2♠"
+    assert CARDS.action_label({"type": "pass"}) == "pass"
+
+
+def test_big_two_opens_with_the_holder_of_the_three_of_clubs() -> None:
+    match = bigtwo()
+    holder = BIGTWO.to_act(match.state)
+    assert CARDS.opening(match.view(None), NAMES) == f"seat {holder} holds 3♣ and leads"
+
+
+def test_the_big_two_board_shows_each_seat_the_lead_and_only_the_viewers_hand() -> None:
+    match = bigtwo()
+    holder = BIGTWO.to_act(match.state)
+    own = CARDS.table_lines(match.view(holder), NAMES)
+    assert own[holder].startswith(f"seat {holder}  {NAMES[holder]}") and own[holder].endswith("13 cards  to act")
+    assert own[4] == f"seat {holder} leads: any play containing 3♣"
+    assert own[5].startswith("your hand: 3♣ ")
+    spectator = CARDS.table_lines(match.view(None), NAMES)
+    assert len(spectator) == 5 and not any("your hand" in line for line in spectator)
+
+
+def test_big_two_narrates_plays_passes_and_the_new_lead_as_the_demo_prints_them() -> None:
+    match = bigtwo()
+    seat = BIGTWO.to_act(match.state)
+    before, after = act(match, seat, {"type": "play", "cards": ["3C"]}, 1)
+    assert CARDS.narrate(before, after, NAMES, False) == f"seat {seat} ({NAMES[seat]}) plays 3♣ (single), 12 left"
+    board = CARDS.table_lines(after, NAMES)
+    assert f"to beat: single 3♣ (seat {seat})" in board and "played the play to beat" in board[seat]
+    lines = []
+    for now in range(2, 5):  # the three others pass: the trick clears
+        passer = BIGTWO.to_act(match.state)
+        before, after = act(match, passer, {"type": "pass"}, now)
+        lines.append(CARDS.narrate(before, after, NAMES, now == 2))
+    first_passer = (seat + 1) % 4
+    assert lines[0] == f"seat {first_passer} ({NAMES[first_passer]}) passes [timer]"
+    assert lines[2].endswith(f"passes; seat {seat} leads")
+
+
+def test_big_two_reads_card_codes_tens_and_suit_symbols() -> None:
+    view = {"hand": ["3C", "TH"], "request": {"legal_actions": [
+        {"type": "play", "cards": ["3C"]}, {"type": "play", "cards": ["TH"]}, {"type": "play", "cards": ["3C", "TH"]},
+    ], "deadline_ms": None, "default": None}}
+    assert CARDS.parse_move("10h", view) == {"type": "play", "cards": ["TH"]}
+    assert CARDS.parse_move("10♥ 3♣", view) == {"type": "play", "cards": ["3C", "TH"]}
+    assert CARDS.parse_move("  ", view) is None
+    with pytest.raises(ValueError, match="cannot pass"):
+        CARDS.parse_move("PASS", view)
