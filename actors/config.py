@@ -38,8 +38,10 @@ class RoomConfig:
     commit_rate: float = 200.0
     commit_burst: float = 400.0
     max_message_bytes: int = 64 * 1024
-    # Games beyond the built-in ones, as "package.module:ATTRIBUTE".
+    # Games beyond the built-in ones, as "package.module:ATTRIBUTE", and the
+    # folders they may be imported from (besides the installed packages).
     game_modules: tuple[str, ...] = ()
+    game_path: tuple[str, ...] = ()
     # Closed tables are reported to the lobby in batches at most this often.
     report_interval_s: float = 0.05
 

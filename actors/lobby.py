@@ -94,7 +94,7 @@ class LobbyActor:
     def __init__(self, config: LobbyConfig) -> None:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
         self.config = config
-        self.catalog = GameCatalog.load(config.room.game_modules)
+        self.catalog = GameCatalog.load(config.room.game_modules, config.room.game_path)
         self.seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(8), "big")
         self.rng = Random(self.seed)
         self.matchmaker = Matchmaker()

@@ -69,7 +69,7 @@ class RoomActor:
         self.room_id = room_id
         self.config = config
         self.lobby = lobby
-        self.catalog = GameCatalog.load(config.game_modules)
+        self.catalog = GameCatalog.load(config.game_modules, config.game_path)
         self.tables: dict[str, Table] = {}
         self.endpoint = ""
         self.games_hosted = 0

@@ -9,7 +9,8 @@ from the same list of paths, passed down in the host's configuration."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.engine.rules import GameRules
@@ -36,8 +37,14 @@ class GameCatalog:
             self._games[rules.name] = rules
 
     @classmethod
-    def load(cls, extra_modules: Iterable[str] = ()) -> GameCatalog:
-        """The built-in games and one game per `module:attribute` path."""
+    def load(cls, extra_modules: Iterable[str] = (), search_path: Sequence[str] = ()) -> GameCatalog:
+        """The built-in games and one game per `module:attribute` path,
+        imported from the installed packages or the `search_path` folders (the
+        folder the host was started in, as `python -m` would; every process of
+        the host is given the same folders)."""
+        for folder in search_path:
+            if folder not in sys.path:
+                sys.path.append(folder)
         return cls([*BUILT_IN, *(import_game(path) for path in extra_modules)])
 
     @property

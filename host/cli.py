@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import asyncio
 import json
 import logging
@@ -58,7 +59,7 @@ def _choose_game(command: str, game: str, seats: int, module_paths: tuple[str, .
     from tablehost.games.registry import GameCatalog, UnknownGame
 
     try:
-        catalog = GameCatalog.load(module_paths)
+        catalog = GameCatalog.load(module_paths, (os.getcwd(),))
     except (ImportError, AttributeError, ValueError) as error:
         raise SystemExit(f"tablehost {command}: cannot load the games: {error}") from None
     try:

@@ -51,6 +51,8 @@ class HostConfig:
     table_retention_s: float = 600.0
     max_waiting: int = 100_000
     game_modules: tuple[str, ...] = ()
+    # Folders the game modules may be imported from: the one tablehost was started in.
+    game_path: tuple[str, ...] = ()
     linger_s: float = 5.0
     abandon_after_s: float = 60.0
     seed: int | None = None
@@ -111,6 +113,7 @@ class HostConfig:
             table_retention_s=args.table_retention,
             max_waiting=args.max_waiting,
             game_modules=game_module_paths(args.game_module),
+            game_path=(os.getcwd(),),
             linger_s=args.linger,
             abandon_after_s=args.abandon_after,
             seed=args.seed,
@@ -130,6 +133,7 @@ class HostConfig:
             commit_burst=self.commit_rate * 2,
             tables_per_room=self.tables_per_room,
             game_modules=self.game_modules,
+            game_path=self.game_path,
         )
         return LobbyConfig(
             room=room,

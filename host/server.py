@@ -82,7 +82,7 @@ class Host:
         await self.lobby.ready.remote()
         self.waiting = WaitingRoom(self.lobby, self.config.max_waiting)
         self.waiting.start()
-        catalog = GameCatalog.load(self.config.game_modules)
+        catalog = GameCatalog.load(self.config.game_modules, self.config.game_path)
         server = aio.server(options=server_options(MAX_REQUEST_BYTES, self.config.max_waiting))
         lobby_pb2_grpc.add_LobbyServicer_to_server(LobbyService(self.lobby, self.waiting, catalog), server)
         admin_pb2_grpc.add_AdminServicer_to_server(AdminService(self.lobby, self.waiting), server)

@@ -69,3 +69,10 @@ def test_the_free_slot_reserve_defaults_to_a_quarter_of_a_room_and_never_below_t
 def test_room_and_lobby_bounds_must_make_sense(bad: list[str]) -> None:
     with pytest.raises(SystemExit):
         parse(bad)
+
+
+def test_game_modules_are_imported_from_the_folder_the_host_was_started_in(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = parse(["--game-module", "my_games.cards:RULES"])
+    assert config.game_path == (str(tmp_path),)
+    assert config.lobby_config().room.game_path == (str(tmp_path),)
