@@ -44,6 +44,9 @@ class RoomConfig:
     game_path: tuple[str, ...] = ()
     # Closed tables are reported to the lobby in batches at most this often.
     report_interval_s: float = 0.05
+    # Where tables are made durable (actors/store): "local:DIR" or a
+    # redis:// URL; None keeps them in memory only (a dead room loses them).
+    store: str | None = None
 
 
 @dataclass(frozen=True)

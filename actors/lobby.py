@@ -107,6 +107,8 @@ class LobbyActor:
         # goes in its next call, so a burst opens in a few large batches.
         self._to_open: dict[str, list[PendingTable]] = {}
         self._opening: set[str] = set()
+        # Tables whose room died, waiting for a slot in another room.
+        self._awaiting_resume: deque[str] = deque()
         self._room_counter = 0
         self._table_counter = 0
         self._no_room_starts_until = 0.0
@@ -196,6 +198,8 @@ class LobbyActor:
 
     async def spectate(self, table_id: str) -> dict[str, Any]:
         record = self._running(table_id)
+        if record.resuming:
+            raise LobbyRefused(Refusal.UNAVAILABLE, f"table {table_id} is moving to another room; try again shortly")
         return {
             "table_id": table_id,
             "endpoint": record.endpoint,
@@ -207,7 +211,11 @@ class LobbyActor:
         }
 
     async def lookup_table(self, table_id: str) -> dict[str, Any]:
+        """Where the table is served; while it resumes after its room died,
+        `running` is false and the client asks again."""
         record = self._running(table_id)
+        if record.resuming:
+            return {"table_id": table_id, "endpoint": "", "running": False}
         return {"table_id": table_id, "endpoint": record.endpoint, "running": True}
 
     # -- rooms -----------------------------------------------------------------------
@@ -329,6 +337,14 @@ class LobbyActor:
     def _place_awaiting(self) -> None:
         """Give each confirmed group a slot (least-loaded room first) and have
         each room open its new tables; start rooms if the slots run short."""
+        resumes: dict[str, tuple[Room, list[str]]] = {}
+        while self._awaiting_resume:
+            room = self.placement.place(self._awaiting_resume[0])
+            if room is None:
+                break
+            resumes.setdefault(room.room_id, (room, []))[1].append(self._awaiting_resume.popleft())
+        for room, table_ids in resumes.values():
+            self._spawn(self._resume_in(room, table_ids))
         placed: dict[str, Room] = {}
         while self._awaiting_room:
             room = self.placement.place(self._awaiting_room[0].table_id)
@@ -388,6 +404,30 @@ class LobbyActor:
         if retry:
             self._awaiting_room.extendleft(reversed(retry))
             self._place_awaiting()
+
+    async def _resume_in(self, room: Room, table_ids: list[str]) -> None:
+        """Have `room` take over tables from the store; LookupTable then names it."""
+        try:
+            answers = await asyncio.wait_for(room.handle.resume_tables.remote(table_ids), OPEN_TABLES_TIMEOUT_S)
+        except (ray.exceptions.RayActorError, TimeoutError) as error:
+            self._room_died(room.room_id, f"it failed while resuming tables ({type(error).__name__})")
+            ray.kill(room.handle)
+            self._awaiting_resume.extendleft(reversed(table_ids))
+            self._place_awaiting()
+            return
+        now = time.monotonic()
+        for table_id, answer in zip(table_ids, answers):
+            if "error" in answer:
+                self.placement.unplace(room.room_id, table_id, now)
+                record = self.directory.get(table_id)
+                if record is not None:
+                    record.resuming = False
+                self.directory.finish(table_id, "room lost", now)
+                log.error("table %s could not resume in room %s: %s", table_id, room.room_id, answer["error"])
+            else:
+                self.directory.move(table_id, room.room_id, room.endpoint)
+                log.info("table %s resumed in room %s at seq %d (epoch %d)", table_id, room.room_id,
+                         answer["seq"], answer["epoch"])
 
     def _seat(self, pending: PendingTable, room: Room, seated_tickets: list[str]) -> None:
         group = pending.group
@@ -488,15 +528,28 @@ class LobbyActor:
             self._room_died(room_id, why)
 
     def _room_died(self, room_id: str, why: str) -> None:
+        """A room is gone: it takes no more tables. With a store its tables
+        resume in other rooms from their checkpoints and journals; without
+        one they are lost."""
         room = self.placement.remove(room_id)
         if room is None:
             return
-        lost = self.directory.lose_room(room_id, time.monotonic())
         # Tables placed in it but not yet sent keep their confirmation: elsewhere.
         self._awaiting_room.extendleft(reversed(self._to_open.pop(room_id, [])))
-        log.warning("room %s on node %s is gone (%s); %d tables lost with it; it takes no more tables",
-                    room_id, room.node_id[:12], why, len(lost))
-        self._place_awaiting()  # starts a replacement room if the slots now run short
+        if self.config.room.store is None:
+            lost = self.directory.lose_room(room_id, time.monotonic())
+            log.warning("room %s on node %s is gone (%s); %d tables lost with it (no store)",
+                        room_id, room.node_id[:12], why, len(lost))
+        else:
+            moving = self.directory.tables_in(room_id)
+            for table_id in moving:
+                record = self.directory.get(table_id)
+                if record is not None:
+                    record.resuming = True
+                    self._awaiting_resume.append(table_id)
+            log.warning("room %s on node %s is gone (%s); its %d tables resume in other rooms",
+                        room_id, room.node_id[:12], why, len(moving))
+        self._place_awaiting()  # also starts a replacement room if the slots now run short
 
     async def _release_room(self, room: Room) -> None:
         try:

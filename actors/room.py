@@ -25,8 +25,10 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from tablehost.actors.config import RoomConfig
+from tablehost.actors.journal import Journal
 from tablehost.actors.process_tuning import tune_garbage_collection
 from tablehost.actors.server_options import server_options
+from tablehost.actors.store import TableStore, open_store
 from tablehost.actors.table import Table
 from tablehost.actors.table_service import TableService
 from tablehost.games.engine.rng import Random
@@ -80,12 +82,17 @@ class RoomActor:
         self._closed_unreported: list[dict[str, str]] = []
         self._report_scheduled = False
         self._last_trim = 0.0
+        self.store: TableStore | None = None
+        self.journal: Journal | None = None
 
     # -- lifecycle ------------------------------------------------------------
 
     async def start(self) -> dict[str, Any]:
         """Start the table service; returns where it is served and on which node."""
         if self._server is None:
+            if self.config.store is not None:
+                self.store = await asyncio.to_thread(open_store, self.config.store)
+                self.journal = Journal(self.store)
             server = aio.server(options=server_options(self.config.max_message_bytes))
             table_pb2_grpc.add_TableServicer_to_server(TableService(self.tables, self.config.token_secret), server)
             health_servicer = health.aio.HealthServicer()
@@ -134,6 +141,8 @@ class RoomActor:
         if self._server is not None:
             await self._server.stop(grace_s)
             self._server = None
+        if self.store is not None:
+            self.store.close()
         if self._stopped is not None:
             self._stopped.set()
 
@@ -141,13 +150,53 @@ class RoomActor:
 
     async def open_tables(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Open a batch of tables: for each, seat the entrants at random and
-        start the game. Each answer has the seating (entrant tickets by seat)
-        or an `error` (a full room, or rules that failed to set up)."""
+        start the game, recorded in the store first when there is one. Each
+        answer has the seating (entrant tickets by seat) or an `error` (a
+        full room, rules that failed to set up, a store that failed)."""
         answers = []
         for index, request in enumerate(requests):
             if index and index % _OPEN_BEFORE_YIELDING == 0:
                 await asyncio.sleep(0)  # let the room's other tables move meanwhile
             answers.append(self._open_one(request))
+        if self.store is not None:
+            opened = [answer for answer in answers if "seated" in answer]
+            recorded = await asyncio.gather(
+                *(asyncio.to_thread(self.store.create, a["table_id"], self._header(a["table_id"])) for a in opened),
+                return_exceptions=True,
+            )
+            for answer, outcome in zip(opened, recorded):
+                if isinstance(outcome, BaseException):
+                    log.error("room %s could not record table %s: %s", self.room_id, answer["table_id"], outcome)
+                    self.tables.pop(answer["table_id"]).close("the table could not be recorded")
+                    answer.pop("seated")
+                    answer["error"] = f"the table could not be recorded: {outcome}"
+        return answers
+
+    def _header(self, table_id: str) -> dict[str, Any]:
+        """What the store keeps of a table besides its journal: the match's header."""
+        return {"table_id": table_id, "match": self.tables[table_id].match.header()}
+
+    async def resume_tables(self, table_ids: list[str]) -> list[dict[str, Any]]:
+        """Take over tables from the store (their room died): each resumes
+        from its checkpoint and journal with a new epoch, so the old
+        incarnation can no longer write. Each answer is the table's seq, or
+        an `error`."""
+        if self.store is None:
+            return [{"table_id": table_id, "error": "this room has no store"} for table_id in table_ids]
+        answers = []
+        for table_id in table_ids:
+            try:
+                stored = await asyncio.to_thread(self.store.claim, table_id)
+                rules = self.catalog.rules(stored.header["match"]["game"])
+                table = Table.resumed(stored, rules, journal=self.journal, owner=self,
+                                      rate=self.config.commit_rate, burst=self.config.commit_burst)
+            except Exception as error:  # one table that cannot resume must not stop the others
+                log.exception("room %s could not resume table %s", self.room_id, table_id)
+                answers.append({"table_id": table_id, "error": f"{type(error).__name__}: {error}"})
+                continue
+            self.tables[table_id] = table
+            log.info("room %s resumed table %s at seq %d, epoch %d", self.room_id, table_id, table.seq, table.epoch)
+            answers.append({"table_id": table_id, "seq": table.seq, "epoch": table.epoch})
         return answers
 
     def _open_one(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -170,6 +219,7 @@ class RoomActor:
                 burst=self.config.commit_burst,
                 owner=self,
                 join=[entrant.get("join", {}) for entrant in seated],
+                journal=self.journal,
             )
         except Exception as error:  # the game's setup failed: this table only
             log.exception("room %s could not set up table %s (%s)", self.room_id, table_id, request["game"])
@@ -194,6 +244,14 @@ class RoomActor:
         self.tables_failed += 1
         self._forget(table, "failed")
 
+    def table_moved(self, table: Table) -> None:
+        """Another room resumed this table: drop it here, without telling the
+        lobby it ended (it did not) or marking it finished in the store."""
+        if self.tables.get(table.table_id) is table:
+            del self.tables[table.table_id]
+        if self.store is not None:
+            asyncio.get_running_loop().run_in_executor(None, self.store.forget, table.table_id)
+
     def _close(self, table: Table, details: str) -> None:
         if self.tables.get(table.table_id) is not table:
             return  # already closed
@@ -203,6 +261,9 @@ class RoomActor:
     def _forget(self, table: Table, outcome: str) -> None:
         if self.tables.get(table.table_id) is table:
             del self.tables[table.table_id]
+        if self.store is not None:
+            # Not resumed again: a finished game, a deserted or failed table.
+            asyncio.get_running_loop().run_in_executor(None, self.store.finish, table.table_id, table.epoch, outcome)
         log.info("room %s closed table %s (%s); %d tables open", self.room_id, table.table_id, outcome, len(self.tables))
         self._closed_unreported.append({"table_id": table.table_id, "outcome": outcome})
         if not self._report_scheduled:

@@ -3,16 +3,20 @@ everything a room does per move, with no gRPC and no Ray in sight (the
 servicer and the actor wrap it). Single-threaded by construction: every
 method runs on the room actor's event loop.
 
-Per move: apply the commit to the Match, then for every viewer
-(each seat and the spectators) compute the new view, the delta from the old
-one and the new hash, append them to the log, and queue them to that
-viewer's streams. Reconnects replay from the log."""
+Per move: apply the commit to the Match, write it to the room's journal
+(persist), and once the journal has made it durable (released) compute, for
+every viewer (each seat and the spectators), the new view, the delta from
+the old one and the new hash, append them to the log and queue them to that
+viewer's streams (publish). One command is in flight at a time: commits
+that arrive meanwhile wait their turn, so nothing any client sees is ahead
+of what is durable. Reconnects replay from the log."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -28,7 +32,9 @@ from tablehost.actors.outbound import (
     SnapshotOut,
     StreamEnd,
 )
+from tablehost.actors.journal import Journal
 from tablehost.actors.outbox import Outbox
+from tablehost.actors.store import Checkpoint, Fenced, JournalEntry, StoredTable
 from tablehost.actors.tokens import SPECTATOR_SEAT
 from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.match import Match
@@ -41,6 +47,11 @@ MAX_ACT_ID_LENGTH = 64
 # Every seat acks every change, and a table changes up to four times per
 # commit of one seat: acks get four times the commit budget.
 ACKS_PER_COMMIT = 4
+# Commits waiting while the table's previous command is being made durable.
+MAX_QUEUED_COMMITS = 64
+# A checkpoint of the state goes with every this many commands, so a resume
+# replays at most this many.
+CHECKPOINT_EVERY = 64
 
 
 def wall_clock_ms() -> int:
@@ -108,7 +119,11 @@ class TableOwner(Protocol):
         """The table's last stream (player or spectator) has closed."""
 
     def table_failed(self, table: "Table", details: str) -> None:
-        """The rules raised unexpectedly; the table has closed its streams."""
+        """The rules raised unexpectedly (or its journal failed); the table has closed its streams."""
+
+    def table_moved(self, table: "Table") -> None:
+        """A newer incarnation of the table owns it (it resumed in another
+        room): this one has closed its streams and must be forgotten."""
 
 
 class Table:
@@ -125,11 +140,17 @@ class Table:
         clock: Callable[[], int] = wall_clock_ms,
         owner: TableOwner | None = None,
         join: list[dict[str, Any]] | None = None,
+        journal: Journal | None = None,
+        match: Match | None = None,
+        seq: int = 0,
+        epoch: int = 1,
     ) -> None:
         self.table_id = table_id
         self.clock = clock
-        self.match = Match(rules, seed, players, options, clock(), join)
-        self.seq = 0
+        self.match = match if match is not None else Match(rules, seed, players, options, clock(), join)
+        # The seq published (and durable): every viewer's views are at it.
+        self.seq = seq
+        self.epoch = epoch
         self.stats = TableStats()
         # Set when the rules raised something other than a RuleError: the
         # table is closed and takes no more commits (its room carries on).
@@ -145,18 +166,58 @@ class Table:
         self._views: dict[int, EncodedView] = {v: encode_view(self._view_of(v)) for v in self._viewers}
         # Per viewer, the seq its views start at and the hash there: what an
         # ack of that seq is checked against (later seqs are in the log).
-        self._base: dict[int, tuple[int, str]] = {v: (0, view.hash) for v, view in self._views.items()}
+        self._base: dict[int, tuple[int, str]] = {v: (self.seq, view.hash) for v, view in self._views.items()}
         self._spectators = 0
+        # The changes published by this incarnation: _log[i] is seq _log_start + i + 1
+        # (a resumed table starts with none of the changes before it).
         self._log: list[Change] = []
+        self._log_start = self.seq
         # The first outcome of each (seat, act_id): the seq that applied it,
         # or the rejection, sent again for a repeated act_id.
         self._outcomes: dict[tuple[int, str], int | RejectionOut] = {}
         self._subscribers: set[Subscriber] = set()
+        self._journal = journal
+        # The command applied to the match and being made durable, with the
+        # stream that sent it; commits that came meanwhile, in order; and
+        # answers to repeated act_ids that wait for their command's release.
+        self._in_flight: tuple[JournalEntry, Subscriber | None] | None = None
+        self._queued: deque[tuple[Subscriber, str, Any]] = deque()
+        self._deferred_accepts: list[tuple[Subscriber, str, int]] = []
+        self._awaiting_snapshot: list[Subscriber] = []
+        self._since_checkpoint = 0
         self._timer: asyncio.TimerHandle | None = None
         # The room's loop, looked up once: asyncio.get_running_loop() makes a
         # system call each time, and the timer is set again on every move.
         self._loop = asyncio.get_running_loop()
         self._schedule_timer()
+
+    @classmethod
+    def resumed(
+        cls, stored: StoredTable, rules: GameRules, *, journal: Journal | None, owner: TableOwner | None,
+        rate: float, burst: float,
+    ) -> Table:
+        """A table rebuilt from its store in a new room: its checkpoint (or its
+        setup) and every command journaled after it, with the act_ids already
+        accepted, so a client resending one gets its first outcome again.
+        Turn timers resume from the deadlines in the state."""
+        header = stored.header["match"]
+        checkpoint = stored.checkpoint
+        match = Match(rules, header["seed"], list(header["players"]), dict(header["options"]), header["started_ms"],
+                      [dict(data) for data in header.get("join", [])] or None,
+                      checkpoint.state if checkpoint is not None else None)
+        for entry in stored.entries:
+            match.act(entry.seat, entry.action, entry.now_ms, entry.automatic)
+        table = cls(stored.table_id, rules, header["seed"], list(header["players"]), dict(header["options"]),
+                    rate=rate, burst=burst, owner=owner, journal=journal, match=match, seq=stored.seq,
+                    epoch=stored.epoch)
+        if checkpoint is not None:
+            for key, seq in checkpoint.accepted.items():
+                seat, _, act_id = key.partition(":")
+                table._outcomes[(int(seat), act_id)] = seq
+        for entry in stored.entries:
+            if entry.act_id:
+                table._outcomes[(entry.seat, entry.act_id)] = entry.seq
+        return table
 
     # -- streams -------------------------------------------------------------
 
@@ -174,11 +235,13 @@ class Table:
         )
         self._subscribers.add(subscriber)
         if seat == SPECTATOR_SEAT:
-            self._watch_as_spectator()
+            if not self._watch_as_spectator():
+                self._awaiting_snapshot.append(subscriber)
+                return subscriber
         else:
             self.deserted_since = None
         if self._base[seat][0] < last_seq <= self.seq:
-            for change in self._log[last_seq:]:
+            for change in self._log[last_seq - self._log_start:]:
                 self._queue_delta(subscriber, change)
         else:
             subscriber.outbox.put(self._snapshot(seat))
@@ -258,17 +321,85 @@ class Table:
                 )
                 return
             action = {key: value for key, value in action.items() if key != "seat"}
+        if self._in_flight is not None:
+            if len(self._queued) >= MAX_QUEUED_COMMITS:
+                self._reject(subscriber, act_id, Reason.RATE_LIMITED, "the table is busy; send again", remember=False)
+                return
+            self._queued.append((subscriber, act_id, action))
+            return
+        self._apply(subscriber, act_id, action)
+
+    def _apply(self, subscriber: Subscriber, act_id: str, action: Any) -> None:
+        """Apply a checked commit to the match and journal it; it is published
+        when the journal releases it."""
+        now = self.clock()
         try:
-            self.match.act(subscriber.seat, action, self.clock())
+            self.match.act(subscriber.seat, action, now)
         except RuleError as error:
             self._reject(subscriber, act_id, error.reason, error.message)
             return
         except Exception as error:  # a bug in the rules: this table ends, its room goes on
             self._fail(f"its rules failed on a commit from seat {subscriber.seat}", error)
             return
+        self._record(JournalEntry(self.seq + 1, act_id, subscriber.seat, action, now, False), subscriber)
+
+    def _record(self, entry: JournalEntry, first: Subscriber | None) -> None:
+        """Put an applied command in flight: to the journal (with a checkpoint
+        now and then), or straight to publishing when there is none."""
         self.stats.moves += 1
-        self._outcomes[key] = self.seq + 1
-        self._publish(act_id, automatic=False, first=subscriber)
+        self.stats.automatic_moves += entry.automatic
+        if entry.act_id:
+            self._outcomes[(entry.seat, entry.act_id)] = entry.seq
+        self._in_flight = (entry, first)
+        if self._journal is None:
+            self.released(entry.seq)
+            return
+        self._since_checkpoint += 1
+        checkpoint = None
+        if self._since_checkpoint >= CHECKPOINT_EVERY:
+            self._since_checkpoint = 0
+            accepted = {f"{seat}:{act}": seq for (seat, act), seq in self._outcomes.items() if isinstance(seq, int)}
+            checkpoint = Checkpoint(entry.seq, self.match.state, accepted)
+        self._journal.submit(self, entry, checkpoint)
+
+    def released(self, seq: int) -> None:
+        """The journal made the command in flight durable: publish it, answer
+        what waited on it, and take the next queued commit."""
+        if self._in_flight is None or self._in_flight[0].seq != seq or self.failure is not None:
+            return
+        entry, first = self._in_flight
+        self._in_flight = None
+        self._publish(entry.act_id, entry.automatic, first)
+        if self._deferred_accepts:
+            waiting, self._deferred_accepts = self._deferred_accepts, []
+            for subscriber, act_id, applied in waiting:
+                if applied <= self.seq:
+                    subscriber.outbox.put(AcceptedOut(act_id, applied))
+                else:
+                    self._deferred_accepts.append((subscriber, act_id, applied))
+        while self._queued and self._in_flight is None and self.failure is None:
+            subscriber, act_id, action = self._queued.popleft()
+            if subscriber not in self._subscribers:
+                continue  # its stream is gone; the client resends after reconnecting
+            previous = self._outcomes.get((subscriber.seat, act_id))
+            if previous is not None:
+                self._repeat(subscriber, act_id, previous)
+            else:
+                self._apply(subscriber, act_id, action)
+
+    def journal_failed(self, error: Exception) -> None:
+        """The store refused the command in flight: a newer incarnation owns
+        the table (it resumed elsewhere), or the store failed."""
+        if self.failure is not None:
+            return
+        if isinstance(error, Fenced):
+            self.failure = f"table {self.table_id} moved to another room"
+            log.warning("table fenced table=%s epoch=%d: %s", self.table_id, self.epoch, error)
+            self.close(self.failure)
+            if self._owner is not None:
+                self._owner.table_moved(self)
+            return
+        self._fail("its journal could not be written", error)
 
     def ack(self, subscriber: Subscriber, seq: int, client_hash: str) -> None:
         """A hash that differs from ours at that seq is a desync: count it and
@@ -306,21 +437,28 @@ class Table:
         if seq == base_seq:
             return base_hash
         if base_seq < seq < self.seq:
-            return self._log[seq - 1].deltas[viewer][1]
+            return self._log[seq - 1 - self._log_start].deltas[viewer][1]
         return None
 
-    def _watch_as_spectator(self) -> None:
-        """The first spectator starts the public view being published."""
+    def _watch_as_spectator(self) -> bool:
+        """The first spectator starts the public view being published. False
+        when it cannot be shown yet: a command is in flight, so the match is
+        ahead of what is published, and the view starts with its release."""
         self._spectators += 1
         if SPECTATOR_SEAT in self._views:
-            return
+            return True
+        if SPECTATOR_SEAT not in self._viewers:
+            self._viewers.append(SPECTATOR_SEAT)
+        if self._in_flight is not None:
+            return False
         view = self._views[SPECTATOR_SEAT] = encode_view(self._view_of(SPECTATOR_SEAT))
         self._base[SPECTATOR_SEAT] = (self.seq, view.hash)
-        self._viewers.append(SPECTATOR_SEAT)
+        return True
 
     def _stop_spectator_views(self) -> None:
         self._viewers.remove(SPECTATOR_SEAT)
-        del self._views[SPECTATOR_SEAT], self._base[SPECTATOR_SEAT]
+        self._views.pop(SPECTATOR_SEAT, None)
+        self._base.pop(SPECTATOR_SEAT, None)
 
     def _snapshot(self, viewer: int) -> SnapshotOut:
         view = self._views[viewer]
@@ -346,15 +484,24 @@ class Table:
         for seat, new_view in new_views.items():
             viewer = SPECTATOR_SEAT if seat is None else seat
             encoded = encode_view(new_view, shared)
-            deltas[viewer] = (delta_bytes(self._views[viewer], encoded), encoded.hash)
+            old = self._views.get(viewer)
+            if old is None:  # watched from this seq on: its watchers start from a snapshot
+                self._base[viewer] = (self.seq, encoded.hash)
+            else:
+                deltas[viewer] = (delta_bytes(old, encoded), encoded.hash)
             self._views[viewer] = encoded
         change = Change(self.seq, act_id, automatic, deltas)
         self._log.append(change)
         if first is not None and first in self._subscribers:
             self._queue_delta(first, change)
         for subscriber in self._subscribers:
-            if subscriber is not first:
+            if subscriber is not first and subscriber.seat in deltas:
                 self._queue_delta(subscriber, change)
+        if self._awaiting_snapshot:
+            waiting, self._awaiting_snapshot = self._awaiting_snapshot, []
+            for subscriber in waiting:
+                if subscriber in self._subscribers:
+                    subscriber.outbox.put(self._snapshot(subscriber.seat))
         log.debug("published table=%s seq=%d act_id=%s automatic=%s", self.table_id, self.seq, act_id, automatic)
         if self.match.result is not None:
             self._finish()
@@ -389,26 +536,25 @@ class Table:
         self._timer = self._loop.call_later(delay, self._expire, self.seq)
 
     def _expire(self, scheduled_at_seq: int) -> None:
-        """Take the default of every request whose deadline has passed, the
-        earliest first, each published as its own change marked automatic."""
+        """Take the default of the request whose deadline passed first; each
+        is journaled and published as its own change marked automatic."""
         self._timer = None
-        if scheduled_at_seq != self.seq or self.failure is not None:
-            return
+        if scheduled_at_seq != self.seq or self.failure is not None or self._in_flight is not None:
+            return  # a move came first; its release sets the timer again
         now = self.clock()
-        while self.match.result is None and (request := self.match.next_expired(now)) is not None:
-            try:
-                self.match.act_automatically(request, now)
-            except Exception as error:  # even a RuleError here is the game's bug: its own default
-                self._fail(f"its automatic move for seat {request.seat} failed when its deadline passed", error)
-                return
-            self.stats.moves += 1
-            self.stats.automatic_moves += 1
-            log.info("deadline passed table=%s seq=%d seat=%d: automatic move", self.table_id, self.seq + 1,
-                     request.seat)
-            self._publish("", automatic=True)
-            if self.failure is not None:
-                return
-        self._schedule_timer()
+        request = self.match.next_expired(now) if self.match.result is None else None
+        if request is None:
+            self._schedule_timer()
+            return
+        try:
+            self.match.act_automatically(request, now)
+        except Exception as error:  # even a RuleError here is the game's bug: its own default
+            self._fail(f"its automatic move for seat {request.seat} failed when its deadline passed", error)
+            return
+        log.info("deadline passed table=%s seq=%d seat=%d: automatic move", self.table_id, self.seq + 1, request.seat)
+        # Its release publishes it and sets the timer again: a next expired
+        # request (another seat's) is taken then, at once.
+        self._record(JournalEntry(self.seq + 1, "", request.seat, self.match.commands[-1].action, now, True), None)
 
     def _fail(self, what: str, error: Exception) -> None:
         """End this table with a clear status: its game can no longer be
@@ -431,5 +577,7 @@ class Table:
     def _repeat(self, subscriber: Subscriber, act_id: str, outcome: int | RejectionOut) -> None:
         if isinstance(outcome, RejectionOut):
             subscriber.outbox.put(outcome)
+        elif outcome > self.seq:  # applied, not yet durable: answer once it is
+            self._deferred_accepts.append((subscriber, act_id, outcome))
         else:
             subscriber.outbox.put(AcceptedOut(act_id, outcome))

@@ -27,6 +27,8 @@ class TableRecord:
     started_ms: int
     outcome: str | None = None  # None while running; finished, closed, failed, room lost
     finished_at: float | None = field(default=None, repr=False)
+    # True between its room's death and its resumption in another room.
+    resuming: bool = False
 
     @property
     def running(self) -> bool:
@@ -91,6 +93,20 @@ class TableDirectory:
                 del self._by_room[record.room_id]
         self._finished.append((now, table_id))
         return record
+
+    def tables_in(self, room_id: str) -> list[str]:
+        return sorted(self._by_room.get(room_id, ()))
+
+    def move(self, table_id: str, room_id: str, endpoint: str) -> None:
+        """The table resumed in another room."""
+        record = self._records[table_id]
+        old = self._by_room.get(record.room_id)
+        if old is not None:
+            old.discard(table_id)
+            if not old:
+                del self._by_room[record.room_id]
+        record.room_id, record.endpoint, record.resuming = room_id, endpoint, False
+        self._by_room.setdefault(room_id, set()).add(table_id)
 
     def lose_room(self, room_id: str, now: float) -> list[str]:
         """A room died: its tables are no longer served anywhere."""

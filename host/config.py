@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tablehost.actors.config import DEFAULT_TABLES_PER_ROOM, LobbyConfig, RoomConfig, default_free_slots
 
@@ -21,6 +23,21 @@ def game_module_paths(flags: list[str]) -> tuple[str, ...]:
     talk to it need to know of the same games."""
     from_env = [path for path in (_env("GAME_MODULES") or "").split(",") if path]
     return tuple(from_env + flags)
+
+
+def _store_url(given: str | None, *, embedded: bool) -> str | None:
+    """The store a host uses. An embedded host (one machine) keeps its tables
+    in a new local folder of its own by default; a host on a cluster needs a
+    store every node reaches (Redis), so it has none unless told."""
+    if given is None:
+        if not embedded:
+            return None
+        return f"local:{Path(tempfile.gettempdir()) / 'tablehost' / secrets.token_hex(8)}"
+    if given == "none":
+        return None
+    if given.startswith(("local:", "redis://", "rediss://", "unix://")):
+        return given
+    raise SystemExit(f"--store takes local:DIR, redis://HOST:PORT/DB or none, got {given!r}")
 
 
 def _parse_timeouts(pairs: list[str]) -> dict[str, int]:
@@ -58,6 +75,9 @@ class HostConfig:
     seed: int | None = None
     turn_timeouts_ms: dict[str, int] = field(default_factory=dict)
     commit_rate: float = 200.0
+    # Where tables are made durable: "local:DIR" or a redis:// URL; None
+    # keeps them in memory only (a dead room loses its games).
+    store: str | None = None
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
@@ -86,6 +106,9 @@ class HostConfig:
         parser.add_argument("--seed", type=int, default=int(_env("SEED")) if _env("SEED") else None, help="lobby seed (recorded)")
         parser.add_argument("--turn-timeout", action="append", default=[], metavar="GAME=MS", help="turn timer per game")
         parser.add_argument("--commit-rate", type=float, default=float(_env("COMMIT_RATE", "200")), help="commits/s per stream")
+        parser.add_argument("--store", default=_env("STORE"),
+                            help="where tables are made durable: local:DIR, redis://HOST:PORT/DB, or none "
+                                 "(default: a new local folder per run for an embedded host, none on a cluster)")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "HostConfig":
@@ -119,6 +142,7 @@ class HostConfig:
             seed=args.seed,
             turn_timeouts_ms=_parse_timeouts(env_timeouts + args.turn_timeout),
             commit_rate=args.commit_rate,
+            store=_store_url(args.store, embedded=args.address is None),
         )
 
     def lobby_config(self) -> LobbyConfig:
@@ -134,6 +158,7 @@ class HostConfig:
             tables_per_room=self.tables_per_room,
             game_modules=self.game_modules,
             game_path=self.game_path,
+            store=self.store,
         )
         return LobbyConfig(
             room=room,

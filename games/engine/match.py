@@ -13,7 +13,7 @@ player record and in the header, so a replay reproduces the game."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 from tablehost.games.engine.engine import Engine
@@ -55,13 +55,16 @@ class Match:
     options: dict[str, Any]
     started_ms: int
     join: list[dict[str, Any]] | None = None
+    # A checkpointed state to continue from instead of setting the game up
+    # (the commands before it are then not in `commands`).
+    from_state: InitVar[State | None] = None
     state: State = field(init=False)
     events: list[Event] = field(init=False)
     commands: list[Command] = field(init=False, default_factory=list)
     _engine: Engine = field(init=False, repr=False)
     _requests: tuple[State | None, list[Request]] = field(init=False, repr=False, default=(None, []))
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, from_state: State | None) -> None:
         if not self.rules.min_seats <= len(self.players) <= self.rules.max_seats:
             raise ValueError(
                 f"{self.rules.name} seats {self.rules.min_seats}-{self.rules.max_seats} players, "
@@ -72,6 +75,9 @@ class Match:
             raise ValueError(f"join data for {len(join)} seats, but {len(self.players)} players")
         self.join = [self.rules.check_join(data) for data in join]
         self._engine = self.rules.engine()
+        if from_state is not None:
+            self.state, self.events = from_state, []
+            return
         seats = [
             {"id": seat_id(seat), "name": name, "seat": seat, "status": "active", "join": self.join[seat], "data": {}}
             for seat, name in enumerate(self.players)
@@ -180,11 +186,14 @@ class Match:
         return Action(action["type"], seat_id(seat), payload)
 
 
-def replay(rules: GameRules, header: Mapping[str, Any], commands: Sequence[Command]) -> Match:
+def replay(
+    rules: GameRules, header: Mapping[str, Any], commands: Sequence[Command], from_state: State | None = None
+) -> Match:
     """Rebuild a game from its header and accepted commands: same seed, same
-    seats and join data, same commands give the same state and events."""
+    seats and join data, same commands give the same state and events. With
+    `from_state` (a checkpoint), `commands` are those after it."""
     match = Match(rules, header["seed"], list(header["players"]), dict(header["options"]), header["started_ms"],
-                  [dict(data) for data in header.get("join", [])] or None)
+                  [dict(data) for data in header.get("join", [])] or None, from_state)
     for command in commands:
         match.act(command.seat, command.action, command.now_ms, command.automatic)
     return match

@@ -1,0 +1,82 @@
+"""A room's journal: persist, then publish. Every accepted command of every
+table of the room is written to the store before anyone hears of it, in
+group commits: while one batch is being written (off the event loop), the
+next accumulates, so a busy room pays one write and one sync per batch, not
+per move.
+
+A table hands its accepted entries here (`submit`) and publishes a change
+only when `released` is called for it. If the store refuses a table's
+entries (another incarnation owns it, or the disk failed), that table is
+told (`journal_failed`) and closes; the room's other tables go on."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from tablehost.actors.store import Appends, Checkpoint, JournalEntry, TableStore
+
+log = logging.getLogger("tablehost.journal")
+
+
+class Journaled(Protocol):
+    """What the journal needs of a table."""
+
+    table_id: str
+    epoch: int
+
+    def released(self, seq: int) -> None:
+        """Entries up to `seq` are durable: publish them."""
+
+    def journal_failed(self, error: Exception) -> None:
+        """The store refused this table's entries: it can take no more commands."""
+
+
+@dataclass
+class _Pending:
+    table: Journaled
+    entries: list[JournalEntry] = field(default_factory=list)
+    checkpoint: Checkpoint | None = None
+
+
+class Journal:
+    def __init__(self, store: TableStore) -> None:
+        self.store = store
+        self._pending: dict[str, _Pending] = {}
+        self._writer: asyncio.Task[None] | None = None
+        self.batches = 0
+        self.entries_written = 0
+
+    def submit(self, table: Journaled, entry: JournalEntry, checkpoint: Checkpoint | None = None) -> None:
+        """Queue an accepted command (and, every so often, a checkpoint after it)."""
+        pending = self._pending.get(table.table_id)
+        if pending is None:
+            pending = self._pending[table.table_id] = _Pending(table)
+        pending.entries.append(entry)
+        if checkpoint is not None:
+            pending.checkpoint = checkpoint
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._write_until_empty())
+
+    async def _write_until_empty(self) -> None:
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, {}
+                appends = {table_id: Appends(p.table.epoch, p.entries, p.checkpoint) for table_id, p in batch.items()}
+                try:
+                    failed = await asyncio.to_thread(self.store.append, appends)
+                except Exception as error:  # a store that raises instead of reporting: every table fails
+                    log.exception("the journal could not write a batch of %d tables", len(batch))
+                    failed = {table_id: error for table_id in batch}
+                self.batches += 1
+                for table_id, pending in batch.items():
+                    error = failed.get(table_id)
+                    if error is not None:
+                        pending.table.journal_failed(error)
+                    else:
+                        self.entries_written += len(pending.entries)
+                        pending.table.released(pending.entries[-1].seq)
+        finally:
+            self._writer = None

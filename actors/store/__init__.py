@@ -1,0 +1,131 @@
+"""Where tables are made durable: a table's header, every accepted command
+(its journal) and periodic checkpoints of its state, so a room that dies
+loses no accepted command and its tables resume in another room.
+
+Two stores: a local directory (`local.py`, for a host on one machine) and
+Redis (`redis_store.py`, for clusters). Both fence: each incarnation of a
+table owns an epoch, claiming the table bumps it, and a write with an older
+epoch is refused (`Fenced`), so a room that was only paused cannot append
+after the table resumed elsewhere.
+
+Entries and checkpoints are plain data encoded with msgpack."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class Fenced(Exception):
+    """A newer incarnation of the table owns it: this one may not write."""
+
+
+class StoreError(Exception):
+    """The store could not keep what it was given (a disk or server error)."""
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEntry:
+    """One accepted command, with what idempotency and a replay need."""
+
+    seq: int
+    act_id: str
+    seat: int
+    action: dict[str, Any]
+    now_ms: int
+    automatic: bool
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"seq": self.seq, "act_id": self.act_id, "seat": self.seat, "action": self.action,
+                "now_ms": self.now_ms, "automatic": self.automatic}
+
+    @classmethod
+    def from_plain(cls, plain: Mapping[str, Any]) -> JournalEntry:
+        return cls(plain["seq"], plain["act_id"], plain["seat"], plain["action"], plain["now_ms"], plain["automatic"])
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A table's state after command `seq`, and the act_ids accepted up to
+    then (a client may resend one after a failover: it must not apply twice)."""
+
+    seq: int
+    state: dict[str, Any]
+    accepted: dict[str, int]  # "seat:act_id" -> seq
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"seq": self.seq, "state": self.state, "accepted": self.accepted}
+
+    @classmethod
+    def from_plain(cls, plain: Mapping[str, Any]) -> Checkpoint:
+        return cls(plain["seq"], plain["state"], dict(plain["accepted"]))
+
+
+@dataclass
+class StoredTable:
+    """What a store holds of one table: enough to resume it."""
+
+    table_id: str
+    epoch: int
+    header: dict[str, Any]
+    checkpoint: Checkpoint | None
+    entries: list[JournalEntry] = field(default_factory=list)  # after the checkpoint, in seq order
+
+    @property
+    def seq(self) -> int:
+        if self.entries:
+            return self.entries[-1].seq
+        return self.checkpoint.seq if self.checkpoint is not None else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Appends:
+    """What one table adds in one group commit: entries, and maybe a
+    checkpoint taken after the last of them."""
+
+    epoch: int
+    entries: Sequence[JournalEntry]
+    checkpoint: Checkpoint | None = None
+
+
+class TableStore(Protocol):
+    """What rooms and the lobby ask of a store. Every method may block on
+    I/O: rooms call them off their event loop."""
+
+    def create(self, table_id: str, header: dict[str, Any]) -> int:
+        """Record a new table; returns its first epoch."""
+        ...
+
+    def append(self, batch: Mapping[str, Appends]) -> dict[str, Exception]:
+        """Make every table's entries (and checkpoint) durable, in one group
+        commit where the store allows; returns the tables that failed, each
+        with Fenced or StoreError."""
+        ...
+
+    def claim(self, table_id: str) -> StoredTable:
+        """Take the table over for a new incarnation (epoch + 1) and return
+        what it needs to resume."""
+        ...
+
+    def finish(self, table_id: str, epoch: int, outcome: str) -> None:
+        """The table is over (or closed): it will not be resumed."""
+        ...
+
+    def unfinished(self) -> list[str]:
+        """Tables recorded and not finished (what a restarted lobby resumes)."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+def open_store(url: str) -> TableStore:
+    """`local:/path/to/dir` (or a bare path) or `redis://host:port/db`."""
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        from tablehost.actors.store.redis_store import RedisStore
+
+        return RedisStore(url)
+    from tablehost.actors.store.local import LocalStore
+
+    return LocalStore(url.removeprefix("local:"))

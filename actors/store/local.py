@@ -1,0 +1,268 @@
+"""The local-directory store: one folder per table, for a host on one machine.
+
+    <root>/<table_id>/header        the match header (written once)
+    <root>/<table_id>/epoch         the incarnation that may write
+    <root>/<table_id>/lock          flock'ed around every write and claim
+    <root>/<table_id>/checkpoint    the last checkpoint
+    <root>/<table_id>/log-<seq>     journal segments, named by their first seq
+    <root>/<table_id>/finished      present once the table is over
+
+Whole files (header, epoch, checkpoint, finished) are written crash-safe:
+to a temporary file, fsync'ed, renamed over the old one, and the folder
+fsync'ed. Journal segments are append-only records framed by their length
+and CRC32, so a record torn by a crash is found and cut off when the table
+is claimed. A checkpoint starts a new segment and deletes the older ones.
+
+Fencing: every append and every claim holds the table's flock and reads
+its epoch under it, so a room whose incarnation was superseded (it was
+paused while the table resumed elsewhere) cannot append after the claim.
+flock is only sound on one machine's file system: clusters use Redis."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import struct
+import threading
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from tablehost.actors.store import Appends, Checkpoint, Fenced, JournalEntry, StoredTable, StoreError
+
+_FRAME = struct.Struct(">II")  # payload length, CRC32 of the payload
+_SEGMENT = "log-"
+
+
+def _pack(value: Any) -> bytes:
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def _unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, raw=False, strict_map_key=True)
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so that a crash leaves the old file or the
+    new one, never a mix: temporary file, fsync, rename, fsync the folder."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    with open(temporary, "wb") as file:
+        file.write(data)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(temporary, path)
+    _fsync_folder(path.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def read_frames(data: bytes) -> tuple[list[bytes], int]:
+    """The whole records at the start of `data`, and where they end: a torn
+    or corrupt record (a crash mid-write) and anything after it are not read."""
+    records: list[bytes] = []
+    offset = 0
+    while offset + _FRAME.size <= len(data):
+        length, crc = _FRAME.unpack_from(data, offset)
+        end = offset + _FRAME.size + length
+        if end > len(data):
+            break
+        payload = data[offset + _FRAME.size:end]
+        if zlib.crc32(payload) != crc:
+            break
+        records.append(payload)
+        offset = end
+    return records, offset
+
+
+def frame(payload: bytes) -> bytes:
+    return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
+
+
+class _OpenTable:
+    """A table this process writes: its lock and current segment, kept open."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.lock = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        self.segment: int | None = None
+        self.segment_first_seq = 0
+
+    def open_segment(self, first_seq: int) -> None:
+        self.close_segment()
+        path = self.folder / f"{_SEGMENT}{first_seq:012d}"
+        created = not path.exists()
+        self.segment = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self.segment_first_seq = first_seq
+        if created:
+            _fsync_folder(self.folder)
+
+    def close_segment(self) -> None:
+        if self.segment is not None:
+            os.close(self.segment)
+            self.segment = None
+
+    def close(self) -> None:
+        self.close_segment()
+        os.close(self.lock)
+
+
+class LocalStore:
+    def __init__(self, root: str) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._open: dict[str, _OpenTable] = {}
+        # Rooms call the store from worker threads (the journal's writes, a
+        # table's creation, its finish): the open files are shared.
+        self._open_lock = threading.Lock()
+
+    # -- the table's life ---------------------------------------------------------
+
+    def create(self, table_id: str, header: dict[str, Any]) -> int:
+        folder = self._folder(table_id)
+        folder.mkdir(parents=True, exist_ok=False)
+        _fsync_folder(self.root)
+        write_atomically(folder / "header", _pack(header))
+        write_atomically(folder / "epoch", b"1")
+        table = self._table(table_id)
+        table.open_segment(1)
+        return 1
+
+    def append(self, batch: Mapping[str, Appends]) -> dict[str, Exception]:
+        """Group commit: every table's records are written under its lock,
+        then each written segment is fsync'ed once, then the locks go."""
+        failed: dict[str, Exception] = {}
+        locked: list[_OpenTable] = []
+        written: list[_OpenTable] = []
+        try:
+            for table_id in sorted(batch):  # one lock order: no two writers deadlock
+                appends = batch[table_id]
+                try:
+                    table = self._table(table_id)
+                    fcntl.flock(table.lock, fcntl.LOCK_EX)
+                    locked.append(table)
+                    epoch = self._epoch(table_id)
+                    if epoch != appends.epoch:
+                        raise Fenced(f"table {table_id} is at epoch {epoch}, not {appends.epoch}")
+                    if table.segment is None:
+                        table.open_segment(appends.entries[0].seq if appends.entries else 1)
+                    if appends.entries:
+                        records = b"".join(frame(_pack({**e.to_plain(), "epoch": epoch})) for e in appends.entries)
+                        os.write(table.segment, records)
+                        written.append(table)
+                    if appends.checkpoint is not None:
+                        self._checkpoint(table, appends.checkpoint, written)
+                except (Fenced, OSError) as error:
+                    failed[table_id] = error if isinstance(error, Fenced) else StoreError(str(error))
+            for table in written:
+                if table.segment is not None:
+                    os.fsync(table.segment)
+        except OSError as error:
+            for table_id in batch:
+                failed.setdefault(table_id, StoreError(str(error)))
+        finally:
+            for table in locked:
+                fcntl.flock(table.lock, fcntl.LOCK_UN)
+        return failed
+
+    def _checkpoint(self, table: _OpenTable, checkpoint: Checkpoint, written: list[_OpenTable]) -> None:
+        """Make the segment durable, write the checkpoint, then start a new
+        segment after it and delete the ones it covers."""
+        if table.segment is not None:
+            os.fsync(table.segment)
+        write_atomically(table.folder / "checkpoint", _pack(checkpoint.to_plain()))
+        table.open_segment(checkpoint.seq + 1)
+        for path in table.folder.glob(f"{_SEGMENT}*"):
+            if int(path.name.removeprefix(_SEGMENT)) < table.segment_first_seq:
+                path.unlink()
+        if table in written:
+            written.remove(table)
+
+    def claim(self, table_id: str) -> StoredTable:
+        folder = self._folder(table_id)
+        if not (folder / "header").exists():
+            raise StoreError(f"no table {table_id} in {self.root}")
+        table = self._table(table_id)
+        fcntl.flock(table.lock, fcntl.LOCK_EX)
+        try:
+            epoch = self._epoch(table_id) + 1
+            write_atomically(folder / "epoch", str(epoch).encode())
+            stored = self._load(table_id, epoch)
+            table.open_segment(stored.seq + 1)
+            return stored
+        finally:
+            fcntl.flock(table.lock, fcntl.LOCK_UN)
+
+    def finish(self, table_id: str, epoch: int, outcome: str) -> None:
+        table = self._table(table_id)
+        fcntl.flock(table.lock, fcntl.LOCK_EX)
+        try:
+            if self._epoch(table_id) == epoch:
+                write_atomically(table.folder / "finished", outcome.encode())
+        finally:
+            fcntl.flock(table.lock, fcntl.LOCK_UN)
+        self.forget(table_id)
+
+    def unfinished(self) -> list[str]:
+        return sorted(p.name for p in self.root.iterdir() if (p / "header").exists() and not (p / "finished").exists())
+
+    def forget(self, table_id: str) -> None:
+        """Close this process's files of a table it no longer writes."""
+        with self._open_lock:
+            table = self._open.pop(table_id, None)
+        if table is not None:
+            table.close()
+
+    def close(self) -> None:
+        for table_id in list(self._open):
+            self.forget(table_id)
+
+    # -- reading ------------------------------------------------------------------
+
+    def _load(self, table_id: str, epoch: int) -> StoredTable:
+        """Header, checkpoint and the journal after it; a torn record at the
+        end of the last segment is cut off (it was never acknowledged)."""
+        folder = self._folder(table_id)
+        header = _unpack((folder / "header").read_bytes())
+        checkpoint_path = folder / "checkpoint"
+        checkpoint = Checkpoint.from_plain(_unpack(checkpoint_path.read_bytes())) if checkpoint_path.exists() else None
+        after = checkpoint.seq if checkpoint is not None else 0
+        entries: list[JournalEntry] = []
+        for path in sorted(folder.glob(f"{_SEGMENT}*")):
+            data = path.read_bytes()
+            records, good = read_frames(data)
+            if good < len(data):
+                with open(path, "r+b") as file:
+                    file.truncate(good)
+                    os.fsync(file.fileno())
+            for record in records:
+                entry = JournalEntry.from_plain(_unpack(record))
+                if entry.seq > after:
+                    entries.append(entry)
+        entries.sort(key=lambda entry: entry.seq)
+        if [entry.seq for entry in entries] != list(range(after + 1, after + 1 + len(entries))):
+            raise StoreError(f"table {table_id}'s journal has a gap or a repeat after seq {after}")
+        return StoredTable(table_id, epoch, header, checkpoint, entries)
+
+    def _epoch(self, table_id: str) -> int:
+        return int((self._folder(table_id) / "epoch").read_bytes())
+
+    def _folder(self, table_id: str) -> Path:
+        if not table_id or "/" in table_id or table_id.startswith("."):
+            raise StoreError(f"not a table id: {table_id!r}")
+        return self.root / table_id
+
+    def _table(self, table_id: str) -> _OpenTable:
+        with self._open_lock:
+            table = self._open.get(table_id)
+            if table is None:
+                table = self._open[table_id] = _OpenTable(self._folder(table_id))
+            return table
