@@ -116,6 +116,10 @@ class TableStore(Protocol):
         """Tables recorded and not finished (what a restarted lobby resumes)."""
         ...
 
+    def forget(self, table_id: str) -> None:
+        """This process no longer writes the table: let go of what it holds open."""
+        ...
+
     def close(self) -> None:
         ...
 

@@ -95,6 +95,7 @@ class _OpenTable:
         self.lock = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
         self.segment: int | None = None
         self.segment_first_seq = 0
+        self.last_seq: int | None = None  # the last seq journaled; None until read or written
 
     def open_segment(self, first_seq: int) -> None:
         self.close_segment()
@@ -134,6 +135,7 @@ class LocalStore:
         write_atomically(folder / "epoch", b"1")
         table = self._table(table_id)
         table.open_segment(1)
+        table.last_seq = 0
         return 1
 
     def append(self, batch: Mapping[str, Appends]) -> dict[str, Exception]:
@@ -152,16 +154,24 @@ class LocalStore:
                     epoch = self._epoch(table_id)
                     if epoch != appends.epoch:
                         raise Fenced(f"table {table_id} is at epoch {epoch}, not {appends.epoch}")
+                    if table.last_seq is None:
+                        table.last_seq = self._load(table_id, epoch).seq
+                    if appends.entries and appends.entries[0].seq != table.last_seq + 1:
+                        raise StoreError(f"table {table_id}'s journal is at seq {table.last_seq}; "
+                                         f"these entries start at {appends.entries[0].seq}")
                     if table.segment is None:
-                        table.open_segment(appends.entries[0].seq if appends.entries else 1)
+                        table.open_segment(table.last_seq + 1)
                     if appends.entries:
                         records = b"".join(frame(_pack({**e.to_plain(), "epoch": epoch})) for e in appends.entries)
                         os.write(table.segment, records)
+                        table.last_seq = appends.entries[-1].seq
                         written.append(table)
                     if appends.checkpoint is not None:
                         self._checkpoint(table, appends.checkpoint, written)
-                except (Fenced, OSError) as error:
-                    failed[table_id] = error if isinstance(error, Fenced) else StoreError(str(error))
+                except (Fenced, StoreError) as error:
+                    failed[table_id] = error
+                except OSError as error:
+                    failed[table_id] = StoreError(str(error))
             for table in written:
                 if table.segment is not None:
                     os.fsync(table.segment)
@@ -197,6 +207,7 @@ class LocalStore:
             write_atomically(folder / "epoch", str(epoch).encode())
             stored = self._load(table_id, epoch)
             table.open_segment(stored.seq + 1)
+            table.last_seq = stored.seq
             return stored
         finally:
             fcntl.flock(table.lock, fcntl.LOCK_UN)

@@ -1,0 +1,162 @@
+"""The Redis store, for hosts on a cluster: every node reaches it.
+
+Keys of one table (the {table_id} hash tag keeps them in one slot):
+
+    th:{id}:header      the match header
+    th:{id}:epoch       the incarnation that may write
+    th:{id}:seq         the last seq journaled
+    th:{id}:journal     a stream: one entry per command, its id "<seq>-1"
+    th:{id}:checkpoint  the last checkpoint
+    th:tables           the set of tables not finished
+
+Every append runs one Lua script that checks the epoch (the fencing token)
+and that the entries continue the journal exactly (seq + 1, + 2, ...) before
+it writes anything, so a stale incarnation of a room cannot append and a
+duplicate or forked append is refused whole. A checkpoint is written by the
+same script, which trims the journal up to it: the two never disagree. One
+group commit is one round trip: a pipeline of one script call per table.
+
+Durability is Redis's: run it with `appendonly yes` and `appendfsync always`
+(or `everysec`, trading the last second for speed)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgpack
+import redis
+
+from tablehost.actors.store import Appends, Checkpoint, Fenced, JournalEntry, StoredTable, StoreError
+
+_TABLES = "th:tables"
+
+# KEYS: epoch, seq, journal, checkpoint. ARGV: epoch, first seq, n, n payloads,
+# then the checkpoint's payload and seq ("" when none).
+_APPEND = """
+local epoch = redis.call('GET', KEYS[1])
+if epoch ~= ARGV[1] then
+  return redis.error_reply('FENCED the table is at epoch ' .. tostring(epoch) .. ', not ' .. ARGV[1])
+end
+local first = tonumber(ARGV[2])
+local n = tonumber(ARGV[3])
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+if n > 0 and first ~= last + 1 then
+  return redis.error_reply('GAP the journal is at seq ' .. last .. '; these entries start at ' .. first)
+end
+for i = 0, n - 1 do
+  redis.call('XADD', KEYS[3], (first + i) .. '-1', 'e', ARGV[4 + i])
+end
+if n > 0 then
+  redis.call('SET', KEYS[2], first + n - 1)
+end
+local checkpoint = ARGV[4 + n]
+if checkpoint ~= '' then
+  redis.call('SET', KEYS[4], checkpoint)
+  redis.call('XTRIM', KEYS[3], 'MINID', (tonumber(ARGV[5 + n]) + 1) .. '-1')
+end
+return n
+"""
+
+# KEYS: epoch, the set of tables not finished. ARGV: epoch, table id.
+_FINISH = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SREM', KEYS[2], ARGV[2])
+  return 1
+end
+return 0
+"""
+
+
+def _key(table_id: str, part: str) -> str:
+    return f"th:{{{table_id}}}:{part}"
+
+
+def _pack(value: Any) -> bytes:
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def _unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, raw=False, strict_map_key=True)
+
+
+class RedisStore:
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._redis = redis.Redis.from_url(url)
+        self._append = self._redis.register_script(_APPEND)
+        self._finish = self._redis.register_script(_FINISH)
+
+    def create(self, table_id: str, header: dict[str, Any]) -> int:
+        try:
+            with self._redis.pipeline(transaction=True) as pipe:
+                pipe.set(_key(table_id, "header"), _pack(header), nx=True)
+                pipe.set(_key(table_id, "epoch"), 1)
+                pipe.set(_key(table_id, "seq"), 0)
+                pipe.sadd(_TABLES, table_id)
+                created, *_ = pipe.execute()
+        except redis.RedisError as error:
+            raise StoreError(f"redis: {error}") from error
+        if not created:
+            raise StoreError(f"table {table_id} exists already")
+        return 1
+
+    def append(self, batch: Mapping[str, Appends]) -> dict[str, Exception]:
+        failed: dict[str, Exception] = {}
+        try:
+            with self._redis.pipeline(transaction=False) as pipe:
+                order = list(batch)
+                for table_id in order:
+                    appends = batch[table_id]
+                    first = appends.entries[0].seq if appends.entries else 0
+                    checkpoint = appends.checkpoint
+                    args: list[Any] = [appends.epoch, first, len(appends.entries)]
+                    args += [_pack({**e.to_plain(), "epoch": appends.epoch}) for e in appends.entries]
+                    args += [_pack(checkpoint.to_plain()), checkpoint.seq] if checkpoint is not None else ["", 0]
+                    self._append(keys=[_key(table_id, p) for p in ("epoch", "seq", "journal", "checkpoint")],
+                                 args=args, client=pipe)
+                results = pipe.execute(raise_on_error=False)
+        except redis.RedisError as error:
+            return {table_id: StoreError(f"redis: {error}") for table_id in batch}
+        for table_id, result in zip(order, results):
+            if isinstance(result, redis.ResponseError):
+                message = str(result)
+                failed[table_id] = Fenced(message) if message.startswith("FENCED") else StoreError(message)
+            elif isinstance(result, Exception):
+                failed[table_id] = StoreError(f"redis: {result}")
+        return failed
+
+    def claim(self, table_id: str) -> StoredTable:
+        try:
+            header = self._redis.get(_key(table_id, "header"))
+            if header is None:
+                raise StoreError(f"no table {table_id} in {self.url}")
+            epoch = int(self._redis.incr(_key(table_id, "epoch")))
+            raw_checkpoint = self._redis.get(_key(table_id, "checkpoint"))
+            checkpoint = Checkpoint.from_plain(_unpack(raw_checkpoint)) if raw_checkpoint is not None else None
+            after = checkpoint.seq if checkpoint is not None else 0
+            records = self._redis.xrange(_key(table_id, "journal"), min=f"{after + 1}-1", max="+")
+        except redis.RedisError as error:
+            raise StoreError(f"redis: {error}") from error
+        entries = [JournalEntry.from_plain(_unpack(fields[b"e"])) for _, fields in records]
+        if [entry.seq for entry in entries] != list(range(after + 1, after + 1 + len(entries))):
+            raise StoreError(f"table {table_id}'s journal has a gap or a repeat after seq {after}")
+        return StoredTable(table_id, epoch, _unpack(header), checkpoint, entries)
+
+    def finish(self, table_id: str, epoch: int, outcome: str) -> None:
+        try:
+            self._finish(keys=[_key(table_id, "epoch"), _TABLES], args=[epoch, table_id])
+        except redis.RedisError as error:
+            raise StoreError(f"redis: {error}") from error
+
+    def unfinished(self) -> list[str]:
+        try:
+            return sorted(member.decode() for member in self._redis.smembers(_TABLES))
+        except redis.RedisError as error:
+            raise StoreError(f"redis: {error}") from error
+
+    def forget(self, table_id: str) -> None:
+        """Nothing is kept open per table."""
+
+    def close(self) -> None:
+        self._redis.close()

@@ -1,0 +1,155 @@
+"""The stores that make tables durable, held to one contract: the local
+directory and Redis (a real redis-server the tests start). What is appended
+is what a claim returns, after the last checkpoint, in order; a claim fences
+every older incarnation; a gap or a repeat is refused whole. The local store
+also cuts a torn journal record off."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tablehost.actors.store import Appends, Checkpoint, Fenced, JournalEntry, StoreError, TableStore
+from tablehost.actors.store.local import LocalStore, frame, read_frames
+from tablehost.actors.store.redis_store import RedisStore
+
+HEADER = {"table_id": "t", "match": {"game": "bigtwo", "seed": 7}}
+_ids = itertools.count()
+
+
+def entry(seq: int, act_id: str = "") -> JournalEntry:
+    return JournalEntry(seq, act_id or f"a{seq}", seq % 4, {"type": "pass"}, 1_000 + seq, False)
+
+
+def entries(first: int, last: int) -> list[JournalEntry]:
+    return [entry(seq) for seq in range(first, last + 1)]
+
+
+@pytest.fixture(params=["local", "redis"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TableStore]:
+    if request.param == "local":
+        opened: TableStore = LocalStore(str(tmp_path / "store"))
+    else:
+        opened = RedisStore(request.getfixturevalue("redis_server").url)
+    yield opened
+    opened.close()
+
+
+def new_table(store: TableStore) -> str:
+    table_id = f"table-{next(_ids)}"
+    assert store.create(table_id, {**HEADER, "table_id": table_id}) == 1
+    return table_id
+
+
+def test_what_is_appended_is_what_a_claim_returns_in_order(store: TableStore) -> None:
+    table_id = new_table(store)
+    assert store.append({table_id: Appends(1, entries(1, 3))}) == {}
+    assert store.append({table_id: Appends(1, entries(4, 5))}) == {}
+    stored = store.claim(table_id)
+    assert stored.epoch == 2 and stored.header["table_id"] == table_id and stored.checkpoint is None
+    assert stored.entries == entries(1, 5) and stored.seq == 5
+
+
+def test_a_claim_fences_the_older_incarnation_and_the_new_one_goes_on(store: TableStore) -> None:
+    table_id = new_table(store)
+    store.append({table_id: Appends(1, entries(1, 2))})
+    assert store.claim(table_id).epoch == 2
+    refused = store.append({table_id: Appends(1, entries(3, 3))})
+    assert isinstance(refused[table_id], Fenced)
+    assert store.append({table_id: Appends(2, entries(3, 3))}) == {}
+    assert store.claim(table_id).entries == entries(1, 3)
+
+
+def test_a_gap_or_a_repeat_is_refused_whole(store: TableStore) -> None:
+    table_id = new_table(store)
+    store.append({table_id: Appends(1, entries(1, 2))})
+    for bad in (entries(4, 5), entries(2, 3)):
+        assert isinstance(store.append({table_id: Appends(1, bad)})[table_id], StoreError)
+    assert store.claim(table_id).entries == entries(1, 2)
+
+
+def test_a_checkpoint_trims_the_journal_before_it(store: TableStore) -> None:
+    table_id = new_table(store)
+    checkpoint = Checkpoint(4, {"zones": {}, "rng": 9}, {"1:a1": 1, "0:a4": 4})
+    assert store.append({table_id: Appends(1, entries(1, 4), checkpoint)}) == {}
+    assert store.append({table_id: Appends(1, entries(5, 6))}) == {}
+    stored = store.claim(table_id)
+    assert stored.checkpoint == checkpoint and stored.entries == entries(5, 6) and stored.seq == 6
+
+
+def test_one_group_commit_reports_each_tables_failure_on_its_own(store: TableStore) -> None:
+    fine, fenced = new_table(store), new_table(store)
+    store.claim(fenced)
+    failed = store.append({fine: Appends(1, entries(1, 1)), fenced: Appends(1, entries(1, 1))})
+    assert list(failed) == [fenced] and isinstance(failed[fenced], Fenced)
+    assert store.claim(fine).entries == entries(1, 1)
+
+
+def test_a_finished_table_is_not_listed_for_resuming_and_an_older_epoch_cannot_finish_it(store: TableStore) -> None:
+    table_id = new_table(store)
+    assert table_id in store.unfinished()
+    store.claim(table_id)  # epoch 2
+    store.finish(table_id, 1, "finished")  # a stale incarnation: no effect
+    assert table_id in store.unfinished()
+    store.finish(table_id, 2, "finished")
+    assert table_id not in store.unfinished()
+
+
+def test_a_table_id_cannot_be_created_twice(store: TableStore) -> None:
+    table_id = new_table(store)
+    with pytest.raises((StoreError, FileExistsError)):
+        store.create(table_id, HEADER)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.integers(1, 5), st.booleans(), st.booleans()), min_size=1, max_size=12))
+def test_any_run_of_appends_checkpoints_and_claims_keeps_exactly_the_journal_after_the_checkpoint(
+    store: TableStore, steps: list[tuple[int, bool, bool]]
+) -> None:
+    table_id = new_table(store)
+    epoch, seq, checkpoint_seq = 1, 0, 0
+    for count, with_checkpoint, then_claim in steps:
+        batch = entries(seq + 1, seq + count)
+        checkpoint = Checkpoint(seq + count, {"n": seq + count}, {}) if with_checkpoint else None
+        assert store.append({table_id: Appends(epoch, batch, checkpoint)}) == {}
+        seq += count
+        checkpoint_seq = seq if with_checkpoint else checkpoint_seq
+        if then_claim:
+            stored = store.claim(table_id)
+            epoch = stored.epoch
+            assert stored.seq == seq and [e.seq for e in stored.entries] == list(range(checkpoint_seq + 1, seq + 1))
+    assert store.claim(table_id).seq == seq
+
+
+# -- the local store's journal framing --------------------------------------------------
+
+
+def test_frames_read_back_whole_and_stop_at_a_torn_or_corrupt_record() -> None:
+    records = [b"one", b"two" * 50, b""]
+    data = b"".join(frame(r) for r in records)
+    assert read_frames(data) == (records, len(data))
+    assert read_frames(data + frame(b"torn")[:-2]) == (records, len(data))
+    corrupt = bytearray(data + frame(b"flipped"))
+    corrupt[-1] ^= 0xFF
+    assert read_frames(bytes(corrupt)) == (records, len(data))
+
+
+def test_a_torn_record_at_the_end_of_the_journal_is_cut_off_when_the_table_is_claimed(tmp_path: Path) -> None:
+    store = LocalStore(str(tmp_path))
+    table_id = new_table(store)
+    store.append({table_id: Appends(1, entries(1, 3))})
+    segment = next((tmp_path / table_id).glob("log-*"))
+    with open(segment, "ab") as journal:
+        journal.write(frame(b"a record a crash cut short")[:-5])
+    size_with_tear = segment.stat().st_size
+    stored = store.claim(table_id)
+    assert stored.entries == entries(1, 3)
+    assert segment.stat().st_size < size_with_tear
+    assert store.append({table_id: Appends(2, entries(4, 4))}) == {}
+    assert store.claim(table_id).entries == entries(1, 4)
+    store.close()
