@@ -54,6 +54,13 @@ _FIRST_BACKOFF_S = 0.1
 _MAX_BACKOFF_S = 2.0
 _HALF_CLOSE_TIMEOUT_S = 1.0
 
+# Each table channel gets a connection of its own. By default gRPC shares one
+# connection among all the channels a process opens to the same target, and
+# keeps it while any of those channel objects lives, closed or not: a
+# session reopened after its connection went silent (a blackholed route, a
+# NAT that forgot it) would be handed that same dead connection again.
+_OWN_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
+
 _NOT_YET: Any = object()
 
 
@@ -600,7 +607,7 @@ class TableSession:
 
         The reader starts last so that a stream failing at once cannot start
         a recovery while this attempt is still running."""
-        channel = grpc.aio.insecure_channel(endpoint)
+        channel = grpc.aio.insecure_channel(endpoint, options=_OWN_CONNECTION)
         problem = await _connection_problem(channel, self._connect_timeout)
         if problem is not None:
             await channel.close()
