@@ -55,6 +55,7 @@ class StreamEnd(enum.Enum):
     FINISHED = "finished"  # the game is over and every message was sent: status OK
     UNAVAILABLE = "unavailable"  # closed unfinished (deserted) or the room is stopping
     FAILED = "failed"  # the game's rules failed: status INTERNAL
+    REPLACED = "replaced"  # a newer stream for the same seat took over: status ABORTED
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,3 +67,21 @@ class CloseOut:
 
 
 Outbound = SnapshotOut | DeltaOut | RejectionOut | AcceptedOut | GameOverOut | CloseOut
+
+# A record's fixed fields (seq, hash, flags) and its envelope, roughly.
+_RECORD_OVERHEAD_BYTES = 96
+
+
+def record_size(record: Outbound) -> int:
+    """About what a record costs while it waits in a stream's queue: its
+    variable bytes (a view, a delta, a message) plus a fixed overhead, which
+    is what bounds the queue by bytes (actors/outbox.py)."""
+    if isinstance(record, DeltaOut):
+        return _RECORD_OVERHEAD_BYTES + len(record.delta) + len(record.act_id)
+    if isinstance(record, SnapshotOut):
+        return _RECORD_OVERHEAD_BYTES + len(record.view) + len(record.table_id)
+    if isinstance(record, RejectionOut):
+        return _RECORD_OVERHEAD_BYTES + len(record.message) + len(record.act_id)
+    if isinstance(record, GameOverOut):
+        return _RECORD_OVERHEAD_BYTES + len(record.result) + 8 * len(record.scores)
+    return _RECORD_OVERHEAD_BYTES

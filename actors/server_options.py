@@ -1,4 +1,5 @@
-"""Options for every grpc.aio server the host runs (the front door and each room).
+"""Options for every grpc.aio server the host runs (the front door and each
+room), and how each binds its port (TLS or plaintext).
 
 gRPC's C core holds calls that have arrived but that the Python server has
 not yet picked up, and by default CANCELs every such call beyond 1,000 (the
@@ -6,18 +7,65 @@ client sees CANCELLED, as if it had left a queue). A front door hit by a
 burst of thousands of JoinQueue calls, or a room whose tables' players all
 connect at once, must take them all: the bound that matters is the front
 door's own cap on waiting players, so the pending limit is set at least as
-high."""
+high.
+
+Connections are kept honest too: a connection with no call open for
+CONNECTION_IDLE_MS is closed (clients reconnect on their next call, as gRPC
+channels do by themselves); the server pings a quiet connection every
+KEEPALIVE_TIME_MS and closes it when the ping is not answered within
+KEEPALIVE_TIMEOUT_MS (a peer that vanished without closing its socket);
+and a client that pings more often than MIN_CLIENT_PING_INTERVAL_MS, or at
+all while it has no call open, collects strikes and is sent away after
+MAX_PING_STRIKES (GOAWAY "too_many_pings")."""
 
 from __future__ import annotations
 
+import grpc
+from grpc import aio
+
 MIN_PENDING_CALLS = 100_000
+CONNECTION_IDLE_MS = 60_000
+KEEPALIVE_TIME_MS = 30_000
+KEEPALIVE_TIMEOUT_MS = 10_000
+MIN_CLIENT_PING_INTERVAL_MS = 10_000
+MAX_PING_STRIKES = 2
 
 
-def server_options(max_receive_bytes: int, max_pending_calls: int = MIN_PENDING_CALLS) -> list[tuple[str, int]]:
+def server_options(
+    max_receive_bytes: int,
+    max_pending_calls: int = MIN_PENDING_CALLS,
+    *,
+    connection_idle_ms: int = CONNECTION_IDLE_MS,
+) -> list[tuple[str, int]]:
     pending = max(max_pending_calls, MIN_PENDING_CALLS)
     return [
         ("grpc.max_receive_message_length", max_receive_bytes),
         ("grpc.server.max_pending_requests", pending),
         ("grpc.server.max_pending_requests_hard_limit", pending),
         ("grpc.so_reuseport", 0),
+        ("grpc.max_connection_idle_ms", connection_idle_ms),
+        ("grpc.keepalive_time_ms", KEEPALIVE_TIME_MS),
+        ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
+        # Keep pinging a quiet stream (a table waiting on a slow player), not
+        # only the first two times.
+        ("grpc.http2.max_pings_without_data", 0),
+        ("grpc.http2.min_recv_ping_interval_without_data_ms", MIN_CLIENT_PING_INTERVAL_MS),
+        ("grpc.http2.max_ping_strikes", MAX_PING_STRIKES),
+        ("grpc.keepalive_permit_without_calls", 0),
     ]
+
+
+def server_credentials(cert_pem: bytes, key_pem: bytes) -> grpc.ServerCredentials | None:
+    """TLS credentials from a PEM certificate chain and its private key, or
+    None (plaintext) when no certificate is configured."""
+    if not cert_pem:
+        return None
+    return grpc.ssl_server_credentials([(key_pem, cert_pem)])
+
+
+def bind_port(server: aio.Server, address: str, credentials: grpc.ServerCredentials | None) -> int:
+    """Bind `address` with TLS when there are credentials, else in plaintext;
+    the port bound (0 when it could not be)."""
+    if credentials is None:
+        return server.add_insecure_port(address)
+    return server.add_secure_port(address, credentials)

@@ -1,5 +1,11 @@
 """Seat tokens: the lobby signs, the room verifies without a
-round trip to the lobby. Format in docs/protocol.md section 7."""
+round trip to the lobby. Format in docs/protocol.md section 7.
+
+A token carries the run of the host that issued it (a random id made once
+per `tablehost serve`, also part of every table id), and a room accepts
+only its own run's: a host restarted with the same seed and secret would
+otherwise deal the same table ids again, and an old seat token would open
+the new table of that id."""
 
 from __future__ import annotations
 
@@ -13,10 +19,13 @@ import msgpack
 from tablehost.games.engine.views import canonical_bytes
 
 SPECTATOR_SEAT = -1
+# Longer than any token the lobby signs; a longer one is not even decoded.
+MAX_TOKEN_LENGTH = 1024
 
 
 class TokenError(Exception):
-    """The token is malformed, forged, expired or for another table."""
+    """The token is malformed, forged, expired, of another run of the host,
+    or for another table."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +33,7 @@ class SeatClaim:
     table_id: str
     seat: int
     expires_ms: int
+    run_id: str = ""
 
 
 def _b64(data: bytes) -> str:
@@ -35,24 +45,47 @@ def _unb64(text: str) -> bytes:
 
 
 def sign_seat_token(secret: bytes, claim: SeatClaim) -> str:
-    payload = canonical_bytes({"table": claim.table_id, "seat": claim.seat, "exp": claim.expires_ms})
+    payload = canonical_bytes(
+        {"table": claim.table_id, "seat": claim.seat, "exp": claim.expires_ms, "run": claim.run_id}
+    )
     signature = hmac.new(secret, payload, hashlib.sha256).digest()
     return f"{_b64(payload)}.{_b64(signature)}"
 
 
-def verify_seat_token(secret: bytes, token: str, now_ms: int) -> SeatClaim:
-    """The claim, if the token is genuine and current. The claim names the
-    table, which is how a room serving many tables routes the stream."""
+def verify_seat_token(secret: bytes, token: str, now_ms: int, run_id: str | None = None) -> SeatClaim:
+    """The claim, if the token is genuine, current and (given `run_id`) of
+    this run of the host. The claim names the table, which is how a room
+    serving many tables routes the stream."""
+    if len(token) > MAX_TOKEN_LENGTH:
+        raise TokenError("the seat token is malformed (too long)")
     try:
         payload_text, signature_text = token.split(".")
         payload, signature = _unb64(payload_text), _unb64(signature_text)
-    except ValueError:
+    except ValueError:  # also binascii.Error and non-ASCII text
         raise TokenError("the seat token is malformed") from None
     expected = hmac.new(secret, payload, hashlib.sha256).digest()
     if not hmac.compare_digest(signature, expected):
         raise TokenError("the seat token's signature is not the lobby's")
-    fields = msgpack.unpackb(payload, raw=False)
-    claim = SeatClaim(fields["table"], fields["seat"], fields["exp"])
+    claim = _claim_of(payload)
     if claim.expires_ms <= now_ms:
         raise TokenError("the seat token has expired")
+    if run_id is not None and claim.run_id != run_id:
+        raise TokenError(
+            "the seat token is from another run of the host (it was restarted since); ask the lobby for a seat again"
+        )
     return claim
+
+
+def _claim_of(payload: bytes) -> SeatClaim:
+    """The signed fields, each of its type: a signature proves who signed,
+    not that the payload has the shape this version expects."""
+    try:
+        fields = msgpack.unpackb(payload, raw=False)
+    except Exception:  # msgpack raises several unrelated types for bad bytes
+        raise TokenError("the seat token's payload is not msgpack") from None
+    if not isinstance(fields, dict):
+        raise TokenError("the seat token's payload is not a map")
+    table_id, seat, expires_ms, run_id = (fields.get(key) for key in ("table", "seat", "exp", "run"))
+    if not (isinstance(table_id, str) and type(seat) is int and type(expires_ms) is int and isinstance(run_id, str)):
+        raise TokenError("the seat token's payload lacks its table, seat, expiry or run")
+    return SeatClaim(table_id, seat, expires_ms, run_id)

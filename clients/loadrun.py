@@ -136,6 +136,7 @@ async def run_tables(
     variant: str = "",
     join_data: Mapping[str, Any] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    tls_root_cert: bytes | None = None,
 ) -> Summary:
     """Start `seats_per_table * tables` bots that all queue for tables of
     `seats_per_table` seats of `game` (and `variant`) at once, let every
@@ -146,7 +147,8 @@ async def run_tables(
     with `join_data`, the game's options for a player if it takes any.
     Bot i plays with seed `seed + i`. `progress(done, expected)` is called
     each time a table finishes, for a progress bar. Bots still running at
-    `timeout_s` are cancelled and each counts as an error."""
+    `timeout_s` are cancelled and each counts as an error. With
+    `tls_root_cert` (PEM), every bot connects over TLS trusting it."""
     if tables < 1:
         raise ValueError(f"a load run needs at least one table, got {tables}")
     if seats_per_table < 1:
@@ -154,7 +156,7 @@ async def run_tables(
     name, factory = _bot_factory(bot, bots)
     players = seats_per_table * tables
     run = _Run(Summary(game, name, tables, bots_expected=players), PlayStats(), progress=progress)
-    entry = _Entry(target, game, variant, seats_per_table, dict(join_data or {}))
+    entry = _Entry(target, game, variant, seats_per_table, dict(join_data or {}), tls_root_cert)
     started = time.perf_counter()
     tasks = [
         asyncio.create_task(_play_one_bot(run, entry, name, factory, seed + index, index))
@@ -180,6 +182,7 @@ class _Entry:
     variant: str
     seats: int
     join_data: dict[str, Any]
+    tls_root_cert: bytes | None = None
 
 
 def _bot_factory(bot: str | BotFactory, bots: Mapping[str, BotFactory] | None) -> tuple[str, BotFactory]:
@@ -197,7 +200,7 @@ async def _play_one_bot(run: _Run, entry: _Entry, name: str, factory: BotFactory
     stage = "queueing"
     session: TableSession | None = None
     try:
-        async with LobbyClient(entry.target) as lobby:
+        async with LobbyClient(entry.target, tls_root_cert=entry.tls_root_cert) as lobby:
             assignment = await lobby.join_queue(entry.game, player, variant=entry.variant,
                                                 join_data=entry.join_data, seats=entry.seats)
             stage = f"connecting to table {assignment.table_id}"

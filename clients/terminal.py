@@ -177,13 +177,14 @@ def _start_line_reader(stream: TextIO, lines: asyncio.Queue[str | None]) -> None
 
 async def _bot_seat(
     target: str, code: str, factory: BotFactory, seed: int, name: str, join_data: Mapping[str, Any] | None,
+    tls_root_cert: bytes | None,
     console: Console,
 ) -> None:
     """One opponent: a complete client of its own, like any remote player.
     A failure is shown rather than raised: the person's game goes on (the
     host's turn timer plays for a missing seat)."""
     try:
-        async with LobbyClient(target) as lobby:
+        async with LobbyClient(target, tls_root_cert=tls_root_cert) as lobby:
             assignment = await lobby.join_private_table(code, name, join_data=dict(join_data or {}))
             async with await TableSession.connect(assignment, lobby) as session:
                 await play_seat(session, factory(seed), PlayStats())
@@ -205,23 +206,26 @@ async def play_in_terminal(
     input_stream: TextIO | None = None,
     seed: int = 0,
     console: Console | None = None,
+    tls_root_cert: bytes | None = None,
 ) -> GameResult:
     """Play one game of `game` at a new private table of one seat per
     opponent plus the person's, and return its result (the final scores are
     printed too). `opponents` are bot names from `bots`; `autopilot` names
     the bot that takes over the person's seat when the input ends. Every
     player joins with `join_data`, if the game takes any. Input is read
-    from `input_stream`, sys.stdin when None."""
+    from `input_stream`, sys.stdin when None. With `tls_root_cert` (PEM),
+    every client connects over TLS trusting it."""
     unknown = sorted({*opponents, autopilot} - set(bots))
     if unknown:
         raise ValueError(f"unknown bot {unknown[0]!r}; choose from {', '.join(sorted(bots))}")
     console = console or Console(highlight=False)
-    async with LobbyClient(target) as lobby:
+    async with LobbyClient(target, tls_root_cert=tls_root_cert) as lobby:
         code = await lobby.create_private_table(game, variant, seats=len(opponents) + 1)
         _say(console, f"private table {code}: seating {', '.join(opponents) or 'no'} bots")
         seated = [
             asyncio.create_task(
-                _bot_seat(target, code, bots[kind], seed + index, f"{kind}-bot-{index + 1}", join_data, console)
+                _bot_seat(target, code, bots[kind], seed + index, f"{kind}-bot-{index + 1}", join_data,
+                          tls_root_cert, console)
             )
             for index, kind in enumerate(opponents)
         ]

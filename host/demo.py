@@ -37,6 +37,8 @@ class DemoTables:
     tables: int = 1
     variant: str = ""
     join_data: Mapping[str, Any] = field(default_factory=dict)
+    # PEM certificates the demo's clients trust when the host serves TLS.
+    tls_root_cert: bytes | None = None
 
 
 async def _bot_player(
@@ -46,7 +48,7 @@ async def _bot_player(
     """A bot that thinks for `pace_s` before each move, so a person can
     follow. Each commit's act_id is noted with its seat before it is sent."""
     bot = demo.bots[kind](seed)
-    async with LobbyClient(target) as lobby:
+    async with LobbyClient(target, tls_root_cert=demo.tls_root_cert) as lobby:
         assignment = await lobby.join_queue(demo.game, name, variant=demo.variant, join_data=dict(demo.join_data),
                                             seats=demo.seats)
         await seated.put(assignment.table_id)
@@ -66,12 +68,12 @@ async def _bot_player(
 
 async def _narrate(
     target: str, table_id: str, presenter: Presenter, watching: asyncio.Event, acted_by: Mapping[str, int],
-    console: Console,
+    console: Console, tls_root_cert: bytes | None = None,
 ) -> dict[str, Any]:
     """Print the table's game from a spectator's stream; `watching` is set
     once every change from here on will be seen (or narration failed)."""
     try:
-        async with LobbyClient(target) as lobby:
+        async with LobbyClient(target, tls_root_cert=tls_root_cert) as lobby:
             session = await TableSession.connect(await lobby.spectate(table_id), lobby)
             try:
                 return await _narrate_session(session, presenter, watching, acted_by, console)
@@ -130,7 +132,9 @@ async def run_demo(target: str, demo: DemoTables, presenter: Presenter, pace_s: 
         for i, kind in enumerate(kinds)
     ]
     first_table = await asyncio.wait_for(seated.get(), 60)
-    narration = asyncio.ensure_future(_narrate(target, first_table, presenter, watching, acted_by, console))
+    narration = asyncio.ensure_future(
+        _narrate(target, first_table, presenter, watching, acted_by, console, demo.tls_root_cert)
+    )
     await asyncio.wait_for(asyncio.gather(*players), 300)
     await asyncio.wait_for(narration, 30)
     return 0

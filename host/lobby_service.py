@@ -53,6 +53,14 @@ def check_text(field_name: str, value: str, limit: int) -> str:
     return value
 
 
+def check_key(field_name: str, value: str, limit: int) -> str:
+    """A ticket or table id to look up: not empty, bounded, printable. What
+    cannot name anything is refused here and never costs the lobby a call."""
+    if not value:
+        raise BadRequest(f"{field_name} is empty")
+    return check_text(field_name, value, limit)
+
+
 def decode_join_data(data: bytes) -> dict[str, Any]:
     """A player's join data: a msgpack map with string keys (the game checks
     what is in it), at most MAX_JOIN_DATA_BYTES."""
@@ -107,9 +115,13 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
         return await self._wait_for_seat(context, ticket, {"code": code, "name": name, "join": join_data})
 
     async def LeaveQueue(self, request: pb.LeaveQueueRequest, context: aio.ServicerContext) -> pb.LeaveQueueResponse:
-        removed = await self._call(context, self._waiting.leave(request.ticket[:MAX_TICKET]))
+        try:
+            ticket = check_key("ticket", request.ticket, MAX_TICKET)
+        except BadRequest as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        removed = await self._call(context, self._waiting.leave(ticket))
         if not removed:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"ticket {request.ticket[:MAX_TICKET]!r} is not waiting")
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"ticket {ticket!r} is not waiting")
         return pb.LeaveQueueResponse(removed=True)
 
     async def CreatePrivateTable(
@@ -126,11 +138,17 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
         return pb.PrivateTable(**created)
 
     async def Spectate(self, request: pb.SpectateRequest, context: aio.ServicerContext) -> pb.TableAssignment:
-        table_id = request.table_id[:MAX_TABLE_ID]
+        try:
+            table_id = check_key("table_id", request.table_id, MAX_TABLE_ID)
+        except BadRequest as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         return pb.TableAssignment(**await self._call(context, self._lobby.spectate.remote(table_id)))
 
     async def LookupTable(self, request: pb.LookupTableRequest, context: aio.ServicerContext) -> table_pb2.TableLocation:
-        table_id = request.table_id[:MAX_TABLE_ID]
+        try:
+            table_id = check_key("table_id", request.table_id, MAX_TABLE_ID)
+        except BadRequest as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         return table_pb2.TableLocation(**await self._call(context, self._lobby.lookup_table.remote(table_id)))
 
     async def _wait_for_seat(self, context: aio.ServicerContext, ticket: str, join: dict[str, str]) -> pb.TableAssignment:

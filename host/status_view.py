@@ -10,11 +10,13 @@ from google.protobuf.json_format import MessageToDict
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from tablehost.clients.sdk import open_channel
 from tablehost.v1 import admin_pb2, admin_pb2_grpc
 
 
-async def fetch_status(target: str, timeout_s: float = 10.0) -> admin_pb2.HostStatus:
-    async with grpc.aio.insecure_channel(target) as channel:
+async def fetch_status(target: str, timeout_s: float = 10.0, tls_root_cert: bytes | None = None) -> admin_pb2.HostStatus:
+    """The host's status from its front door (over TLS trusting `tls_root_cert` when given)."""
+    async with open_channel(target, tls_root_cert) as channel:
         return await admin_pb2_grpc.AdminStub(channel).Status(admin_pb2.StatusRequest(), timeout=timeout_s)
 
 

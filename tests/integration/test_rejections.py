@@ -72,6 +72,7 @@ def test_each_bad_commit_gets_its_reason_and_changes_nothing(host) -> None:
             )
             hash_after = host.call(table_status(host, actor.table_id))["state_hash"]
             seq_after = actor.seq
+            await actor.reconnect()  # the raw stream took the seat over (one live stream per seat)
             await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
             return outcomes, raw, hash_before, hash_after, seq_before, seq_after, sessions
         finally:
@@ -171,6 +172,7 @@ def test_protocol_errors_on_the_stream_get_their_own_reason(host) -> None:
                 table_pb2.ClientMessage(ack=table_pb2.Ack(seq=10_000, view_hash="0" * 64)),  # a future seq
             ]
             replies, _ = await raw_exchange(assignment.endpoint, messages, 4)
+            await sessions[1].reconnect()  # the raw stream took the seat over (one live stream per seat)
             await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
             return replies
         finally:

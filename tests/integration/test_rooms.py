@@ -35,6 +35,7 @@ def test_a_wrong_ack_hash_is_answered_with_a_snapshot_and_counted(host) -> None:
                 await call.write(table_pb2.ClientMessage(ack=table_pb2.Ack(seq=first.snapshot.seq, view_hash=first.snapshot.view_hash)))
                 await call.done_writing()
                 status = await table_status(host, sessions[1].table_id)
+            await sessions[1].reconnect()  # the raw stream took the seat over (one live stream per seat)
             await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
             return first, repair, status
         finally:

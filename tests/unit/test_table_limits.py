@@ -49,3 +49,153 @@ def test_acks_have_their_own_budget_so_acking_never_costs_a_move() -> None:
     seq, messages = asyncio.run(scenario())
     assert seq == 1
     assert not any(isinstance(m, RejectionOut) for m in messages)
+
+
+# -- bounded memory, one stream per seat, hostile bytes ------------------------
+
+import logging  # noqa: E402
+
+import pytest  # noqa: E402
+
+from tablehost.actors import table as table_module  # noqa: E402
+from tablehost.actors.outbound import CloseOut, DeltaOut, SnapshotOut, StreamEnd  # noqa: E402
+from tablehost.actors.table import REMEMBERED_REJECTIONS_PER_SEAT  # noqa: E402
+
+
+def new_table(**limits) -> Table:
+    return Table("t-3", BIGTWO, 7, ["a", "b", "c", "d"], {}, **limits)
+
+
+def move_of(table: Table) -> tuple[int, bytes]:
+    seat = BIGTWO.to_act(table.match.state)
+    return seat, msgpack.packb(table.match.view(seat)["request"]["legal_actions"][0])
+
+
+def test_remembered_rejections_are_bounded_per_seat_and_accepted_act_ids_are_kept() -> None:
+    async def scenario():
+        table = new_table(rate=10_000.0, burst=10_000.0)
+        seat, move = move_of(table)
+        stream = table.subscribe(seat, 0)
+        table.commit(stream, "accepted-move", move)
+        idle = table.subscribe((BIGTWO.to_act(table.match.state) + 1) % 4, 0)  # not asked: every pass refused
+        for i in range(1000):
+            table.commit(idle, f"refused-{i}", msgpack.packb({"type": "pass"}))
+        drain(idle)
+        remembered = table.remembered_rejections
+        table.commit(idle, "refused-999", msgpack.packb({"type": "pass"}))  # still remembered: sent again
+        table.commit(stream, "accepted-move", move)  # accepted: answered with its seq
+        table.close("done")
+        return remembered, drain(idle), drain(stream), table
+
+    remembered, idle_messages, mover_messages, table = asyncio.run(scenario())
+    assert remembered == REMEMBERED_REJECTIONS_PER_SEAT
+    assert len(table._outcomes) == REMEMBERED_REJECTIONS_PER_SEAT + 1  # and the one accepted act_id
+    repeat = [m for m in idle_messages if isinstance(m, RejectionOut)]
+    assert [(m.act_id, m.reason) for m in repeat] == [("refused-999", Reason.NOT_YOUR_TURN)]
+    assert any(getattr(m, "act_id", "") == "accepted-move" and getattr(m, "seq", 0) == 1 for m in mover_messages)
+
+
+def test_a_new_stream_for_a_seat_replaces_the_older_which_can_no_longer_act() -> None:
+    async def scenario():
+        table = new_table()
+        seat, move = move_of(table)
+        streams = [table.subscribe(seat, 0) for _ in range(4)]
+        before = table.match.state_hash()
+        for older in streams[:3]:
+            table.commit(older, "from-an-old-stream", move)
+        hash_after_old = table.match.state_hash()
+        table.commit(streams[3], "from-the-newest", move)
+        table.close("done")
+        return streams, before, hash_after_old, table
+
+    streams, before, hash_after_old, table = asyncio.run(scenario())
+    for older in streams[:3]:
+        messages = drain(older)
+        assert isinstance(messages[-1], CloseOut) and messages[-1].ending is StreamEnd.REPLACED
+        assert f"replaced by a newer stream for seat {older.seat}" in messages[-1].details
+        assert not any(isinstance(m, (RejectionOut, DeltaOut)) for m in messages)
+    assert table.seq == 1 and table.stats.moves == 1  # only the newest stream's move
+    assert hash_after_old == before
+
+
+@pytest.mark.parametrize(
+    ("action", "reason"),
+    [
+        ({"type": "pass", "seat": "deep"}, Reason.MALFORMED),  # "deep" is replaced by a 1000-deep value
+        ({"type": "pass", "seat": [[0]]}, Reason.NOT_YOUR_SEAT),
+        ({"type": "pass", "seat": True}, Reason.NOT_YOUR_SEAT),  # True == 1, but not a seat
+        ({"type": "play", "cards": [1.5]}, Reason.MALFORMED),
+        ({"type": "pass", b"bytes-key": 1}, Reason.MALFORMED),
+        ({"type": "x" * 1000}, Reason.UNKNOWN_ACTION),
+    ],
+)
+def test_hostile_actions_are_rejected_with_a_reason_and_change_nothing(action, reason) -> None:
+    if action.get("seat") == "deep":
+        deep: object = 0
+        for _ in range(1000):
+            deep = [deep]
+        action = {**action, "seat": deep}
+
+    async def scenario():
+        table = new_table()
+        seat = BIGTWO.to_act(table.match.state)
+        stream = table.subscribe(seat, 0)
+        drain(stream)
+        before = table.match.state_hash()
+        table.commit(stream, "hostile", msgpack.packb(action))
+        table.commit(stream, "hostile", msgpack.packb(action))  # the repeat gets the same answer
+        return before, table.match.state_hash(), table.seq, drain(stream)
+
+    before, after, seq, messages = asyncio.run(scenario())
+    rejections = [m for m in messages if isinstance(m, RejectionOut)]
+    assert [m.reason for m in rejections] == [reason, reason] and rejections[0] == rejections[1]
+    assert all(len(m.message) <= 256 for m in rejections)
+    assert before == after and seq == 0
+
+
+def test_an_act_id_out_of_bounds_is_refused_without_being_echoed_or_remembered() -> None:
+    async def scenario():
+        table = new_table()
+        stream = table.subscribe(-1, 0)
+        drain(stream)
+        table.commit(stream, "a" * 60_000, b"\x80")
+        table.commit(stream, "", b"\x80")
+        return drain(stream), table.remembered_rejections
+
+    messages, remembered = asyncio.run(scenario())
+    assert [(m.act_id, m.reason) for m in messages] == [("", Reason.PROTOCOL), ("", Reason.PROTOCOL)]
+    assert "got 60000" in messages[0].message and remembered == 0
+
+
+def test_rejections_are_logged_within_a_budget_and_quote_only_a_prefix(caplog) -> None:
+    async def scenario():
+        table = new_table(rate=10_000.0, burst=10_000.0)
+        stream = table.subscribe(-1, 0)
+        drain(stream)
+        for i in range(200):
+            table.commit(stream, f"{i}-" + "z" * 60, msgpack.packb({"type": "pass"}))
+        table.commit(stream, "y" * 60_000, b"\x80")
+        return drain(stream)
+
+    with caplog.at_level(logging.INFO, logger="tablehost.table"):
+        messages = asyncio.run(scenario())
+    lines = [record.getMessage() for record in caplog.records if record.getMessage().startswith("rejected")]
+    assert len(messages) == 201
+    assert len(lines) == 5 and all(len(line) < 300 for line in lines)
+    assert "z" * 33 not in "".join(lines)
+
+
+def test_a_reconnect_missing_too_many_changes_gets_a_snapshot(monkeypatch) -> None:
+    monkeypatch.setattr(table_module, "MAX_REPLAYED_CHANGES", 1)
+
+    async def scenario():
+        table = new_table()
+        for index in range(3):
+            seat, move = move_of(table)
+            table.commit(table.subscribe(seat, 0), f"m{index}", move)
+        near = table.subscribe(0, table.seq - 1)
+        far = table.subscribe(1, 1)
+        return [type(m) for m in drain(near)], [type(m) for m in drain(far)]
+
+    near, far = asyncio.run(scenario())
+    assert near == [DeltaOut] and far == [SnapshotOut]

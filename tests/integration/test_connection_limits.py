@@ -1,0 +1,77 @@
+"""The options every server of the host runs with (actors/server_options.py),
+held to what they promise on a real grpc.aio server on 127.0.0.1: a
+connection with no call open is closed, and a client that pings too often
+is sent away."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+from conftest import run
+from grpc import aio
+
+from tablehost.actors.server_options import MAX_PING_STRIKES, MIN_CLIENT_PING_INTERVAL_MS, server_options
+
+pytestmark = pytest.mark.integration
+
+
+async def start_echo_server(**options: int) -> tuple[aio.Server, str]:
+    """A stream that reads until the client half-closes: the shape of Play."""
+
+    async def hold(requests, context) -> None:
+        async for _ in requests:
+            pass
+
+    handlers = grpc.method_handlers_generic_handler("test.Hold", {"Hold": grpc.stream_stream_rpc_method_handler(hold)})
+    server = aio.server(options=server_options(1024, **options))
+    server.add_generic_rpc_handlers((handlers,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server, f"127.0.0.1:{port}"
+
+
+def test_every_server_enforces_keepalive_ping_strikes_and_idle_connections() -> None:
+    options = dict(server_options(1024))
+    assert options["grpc.max_connection_idle_ms"] > 0
+    assert options["grpc.keepalive_time_ms"] > 0 and options["grpc.keepalive_timeout_ms"] > 0
+    assert options["grpc.http2.min_recv_ping_interval_without_data_ms"] == MIN_CLIENT_PING_INTERVAL_MS
+    assert options["grpc.http2.max_ping_strikes"] == MAX_PING_STRIKES
+    assert options["grpc.keepalive_permit_without_calls"] == 0
+
+
+def test_a_connection_with_no_call_open_is_closed_by_the_server() -> None:
+    async def scenario() -> grpc.ChannelConnectivity:
+        server, target = await start_echo_server(connection_idle_ms=300)
+        try:
+            async with aio.insecure_channel(target) as channel:
+                await asyncio.wait_for(channel.channel_ready(), 10)
+                state = channel.get_state()
+                async with asyncio.timeout(10):
+                    while state == grpc.ChannelConnectivity.READY:
+                        await channel.wait_for_state_change(state)
+                        state = channel.get_state()
+                return state
+        finally:
+            await server.stop(0)
+
+    assert run(scenario()) == grpc.ChannelConnectivity.IDLE  # the server's GOAWAY, not the client's choice
+
+
+def test_a_client_that_pings_too_often_is_sent_away() -> None:
+    async def scenario() -> tuple[grpc.StatusCode, str]:
+        server, target = await start_echo_server()
+        pinging = [("grpc.keepalive_time_ms", 50), ("grpc.keepalive_permit_without_calls", 1),
+                   ("grpc.http2.max_pings_without_data", 0)]
+        try:
+            async with aio.insecure_channel(target, options=pinging) as channel:
+                call = channel.stream_stream("/test.Hold/Hold")()
+                await call.write(b"hello")
+                code = await asyncio.wait_for(call.code(), 30)
+                return code, await call.details()
+        finally:
+            await server.stop(0)
+
+    code, details = run(scenario())
+    assert code == grpc.StatusCode.UNAVAILABLE and "too many pings" in details.lower()
