@@ -47,6 +47,17 @@ class RoomConfig:
     # Where tables are made durable (actors/store): "local:DIR" or a
     # redis:// URL; None keeps them in memory only (a dead room loses them).
     store: str | None = None
+    # This run of the host (made once per `tablehost serve`): in every seat
+    # token and table id; a room refuses tokens of another run.
+    run_id: str = ""
+    # A table stream that has not said hello this long after opening is closed.
+    hello_timeout_s: float = 5.0
+    # Spectator streams one table serves at once (each seat has one stream).
+    max_spectators_per_table: int = 64
+    # PEM certificate chain and private key the room's table server presents;
+    # empty: plaintext. Bytes, not paths: the files may not exist on other nodes.
+    tls_cert_pem: bytes = b""
+    tls_key_pem: bytes = field(default=b"", repr=False)
 
 
 @dataclass(frozen=True)
@@ -68,8 +79,6 @@ class LobbyConfig:
     token_ttl_s: float = 3600.0
     # Per game: options every table of that game gets (e.g. turn_timeout_ms).
     game_options: dict[str, dict[str, int]] = field(default_factory=dict)
-    # Ray namespace-wide actor names; the lobby is detached on a shared cluster.
-    detached: bool = False
     # A proposed table whose front doors have not confirmed every player
     # within this long is dissolved (a front door died in between).
     confirm_timeout_s: float = 5.0

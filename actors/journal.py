@@ -7,18 +7,30 @@ per move.
 A table hands its accepted entries here (`submit`) and publishes a change
 only when `released` is called for it. If the store refuses a table's
 entries (another incarnation owns it, or the disk failed), that table is
-told (`journal_failed`) and closes; the room's other tables go on."""
+told (`journal_failed`) and closes; the room's other tables go on. A store
+that is unreachable (Redis restarting) is retried with backoff for up to
+STORE_OUTAGE_S: the commands wait unpublished, none is lost, and the tables
+carry on when it is back. A retried batch the store had in fact taken (its
+reply was lost) is taken once: the stores recognise a repeated append."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from tablehost.actors.store import Appends, Checkpoint, JournalEntry, TableStore
+from tablehost.actors import crash_points
+from tablehost.actors.store import Appends, Checkpoint, Fenced, JournalEntry, TableStore
 
 log = logging.getLogger("tablehost.journal")
+
+# How long a table's commands wait for a store that fails before the table
+# gives up, and the backoff between tries.
+STORE_OUTAGE_S = 30.0
+_FIRST_RETRY_S = 0.05
+_LAST_RETRY_S = 1.0
 
 
 class Journaled(Protocol):
@@ -39,6 +51,14 @@ class _Pending:
     table: Journaled
     entries: list[JournalEntry] = field(default_factory=list)
     checkpoint: Checkpoint | None = None
+    failing_since: float | None = None  # the first failed try of these entries
+
+    def then(self, later: _Pending | None) -> _Pending:
+        """These entries (a failed try), then any submitted since."""
+        if later is not None:
+            self.entries += later.entries
+            self.checkpoint = later.checkpoint or self.checkpoint
+        return self
 
 
 class Journal:
@@ -61,6 +81,7 @@ class Journal:
             self._writer = asyncio.get_running_loop().create_task(self._write_until_empty())
 
     async def _write_until_empty(self) -> None:
+        backoff = _FIRST_RETRY_S
         try:
             while self._pending:
                 batch, self._pending = self._pending, {}
@@ -71,12 +92,36 @@ class Journal:
                     log.exception("the journal could not write a batch of %d tables", len(batch))
                     failed = {table_id: error for table_id in batch}
                 self.batches += 1
-                for table_id, pending in batch.items():
-                    error = failed.get(table_id)
-                    if error is not None:
-                        pending.table.journal_failed(error)
-                    else:
-                        self.entries_written += len(pending.entries)
-                        pending.table.released(pending.entries[-1].seq)
+                crash_points.reached(crash_points.AFTER_APPEND)
+                retry = self._settle(batch, failed)
+                if retry:
+                    await asyncio.sleep(backoff)
+                    backoff = min(backoff * 2, _LAST_RETRY_S)
+                else:
+                    backoff = _FIRST_RETRY_S
         finally:
             self._writer = None
+
+    def _settle(self, batch: dict[str, _Pending], failed: dict[str, Exception]) -> bool:
+        """Publish what was written; put back what the store failed to take
+        (until it has failed too long); fail fenced tables. True if any is
+        to be tried again."""
+        now = time.monotonic()
+        retry = False
+        for table_id, pending in batch.items():
+            error = failed.get(table_id)
+            if error is None:
+                self.entries_written += len(pending.entries)
+                pending.table.released(pending.entries[-1].seq)
+                crash_points.reached(crash_points.AFTER_PUBLISH)
+                continue
+            pending.failing_since = pending.failing_since or now
+            if isinstance(error, Fenced) or now - pending.failing_since >= STORE_OUTAGE_S:
+                pending.table.journal_failed(error)
+                continue
+            if pending.failing_since == now:
+                log.warning("table %s: the store failed (%s); trying again for up to %.0f s",
+                            table_id, error, STORE_OUTAGE_S)
+            self._pending[table_id] = pending.then(self._pending.get(table_id))
+            retry = True
+        return retry

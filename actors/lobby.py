@@ -9,7 +9,12 @@ matching live in actors/matchmaking.py, of placement in actors/placement.py,
 and the table records in actors/table_directory.py: each method here is a
 short protocol step over them.
 
-It is a named actor so every front door of a cluster finds the same one."""
+It is a named actor so every front door of a cluster finds the same one,
+and Ray restarts it when its process dies. Rooms are detached, so they and
+their games outlive it; a restarted lobby takes them back (`inventory`: the
+rooms' tables become its directory again), resumes from the store the tables
+that were between rooms, and front doors send their waiting players again
+when they see a new `incarnation`."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ import asyncio
 import logging
 import os
 import time
+import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Coroutine
@@ -27,8 +33,9 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from tablehost.actors.config import LobbyConfig
 from tablehost.actors.matchmaking import Entrant, Group, LobbyRefused, Matchmaker, Refusal
 from tablehost.actors.process_tuning import tune_garbage_collection
-from tablehost.actors.placement import Placement, Room, RoomState
-from tablehost.actors.room import RoomActor
+from tablehost.actors.placement import Placement, Room, RoomState, room_number
+from tablehost.actors.room import RoomActor, room_actor_name
+from tablehost.actors.store import StoreError, open_store
 from tablehost.actors.table_directory import TableDirectory, TableRecord
 from tablehost.actors.tokens import SPECTATOR_SEAT, SeatClaim, sign_seat_token
 from tablehost.games.engine.rng import Random
@@ -52,6 +59,9 @@ MAX_PLACEMENT_ATTEMPTS = 3
 # A room that takes longer than this to open a batch of tables cannot be
 # reached (hung, or cut off): it is dropped from placement and stopped.
 OPEN_TABLES_TIMEOUT_S = 30.0
+# A restarted lobby waits this long for its rooms' inventories; a room that
+# has not answered by then is stopped (its tables resume from the store).
+ROOM_INVENTORY_TIMEOUT_S = 10.0
 
 
 @dataclass(eq=False)
@@ -95,7 +105,12 @@ class LobbyActor:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
         self.config = config
         self.catalog = GameCatalog.load(config.room.game_modules, config.room.game_path)
-        self.seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(8), "big")
+        # Front doors compare it between calls: a new one means the lobby
+        # restarted and forgot its queues, so they send their players again.
+        self.incarnation = uuid.uuid4().hex
+        restarted = ray.get_runtime_context().was_current_actor_reconstructed
+        # A restarted lobby must not deal the tables' seeds (and ids) it dealt before.
+        self.seed = config.seed if config.seed is not None and not restarted else int.from_bytes(os.urandom(8), "big")
         self.rng = Random(self.seed)
         self.matchmaker = Matchmaker()
         self.placement = Placement(config.room.tables_per_room, config.rooms_per_cpu, config.free_slots)
@@ -114,15 +129,19 @@ class LobbyActor:
         self._no_room_starts_until = 0.0
         self._nodes_refreshed = 0.0
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._janitor: asyncio.Task[None] | None = None
-        log.info("lobby up, seed %d", self.seed)
+        # Started here, not by a call: a lobby Ray restarted must tidy, watch
+        # and place before any front door asks it something.
+        self._janitor = asyncio.get_running_loop().create_task(self._tidy_forever())
+        tune_garbage_collection()
+        self._take_back_rooms()
+        if restarted:
+            self._find_tables_between_rooms()
+        log.info("lobby %s, seed %d; %d rooms and %d tables taken back", "restarted" if restarted else "up",
+                 self.seed, len(self.placement.rooms), self.directory.running_count)
 
     async def ready(self, timeout_s: float = 120.0) -> dict[str, Any]:
         """Start the rooms every node's CPUs call for and wait until they
         serve (or `timeout_s`); idempotent."""
-        if self._janitor is None:
-            self._janitor = asyncio.get_running_loop().create_task(self._tidy_forever())
-            tune_garbage_collection()
         self._refresh_nodes(force=True)
         self._start_rooms_wanted()
         deadline = time.monotonic() + timeout_s
@@ -160,7 +179,7 @@ class LobbyActor:
                 self._awaiting_room.append(self._pending_table(group))
         self._propose()
         self._place_awaiting()
-        return {"refused": refused}
+        return {"refused": refused, "lobby": self.incarnation}
 
     async def door_poll(self, door_id: str, timeout_s: float) -> dict[str, Any]:
         """Wait up to `timeout_s` for proposals, seatings or dropped players
@@ -172,7 +191,7 @@ class LobbyActor:
             except TimeoutError:
                 pass
         door.last_seen = time.monotonic()
-        return door.take()
+        return {**door.take(), "lobby": self.incarnation}
 
     async def leave_queue(self, ticket: str) -> bool:
         """Take a waiting ticket out (LeaveQueue, from any front door); its
@@ -245,6 +264,9 @@ class LobbyActor:
         ]
         return {
             "seed": self.seed,
+            "incarnation": self.incarnation,
+            "pid": os.getpid(),
+            "run_id": self.config.room.run_id,
             "nodes": [
                 {"node_id": node, "cpus": self.placement.nodes.get(node, 0.0), "alive": node in self.placement.nodes,
                  "rooms": rooms}
@@ -285,6 +307,9 @@ class LobbyActor:
     def _join(self, join: dict[str, Any], door_id: str) -> Entrant:
         """A player into a queue (split by the partition the game gives its
         join data) or a private table (which must be compatible with it)."""
+        known = self.matchmaker.entrants.get(join["ticket"])
+        if known is not None and known.door == door_id:
+            return known  # sent again by its front door (its last exchange failed): already waiting
         code = join.get("code", "")
         if code:
             gathering = self.matchmaker.private_gathering(code)
@@ -329,7 +354,10 @@ class LobbyActor:
     def _pending_table(self, group: Group) -> PendingTable:
         self._table_counter += 1
         game = group.gathering.key.game
-        table_id = f"{game}-{self._table_counter}-{self.rng.next_u64() & 0xFFFFFF:06x}"
+        # The run keeps a restarted host (same seed, same secret) from dealing
+        # an id an old seat token names.
+        run = self.config.room.run_id
+        table_id = f"{game}-{run + '-' if run else ''}{self._table_counter}-{self.rng.next_u64() & 0xFFFFFF:06x}"
         return PendingTable(table_id, self.rng.next_u64(), group)
 
     # -- placing tables in rooms ---------------------------------------------------------
@@ -373,6 +401,7 @@ class LobbyActor:
             {
                 "table_id": pending.table_id,
                 "game": pending.group.gathering.key.game,
+                "variant": pending.group.gathering.key.variant,
                 "seed": pending.seed,
                 "entrants": [{"ticket": e.ticket, "name": e.name, "join": e.join} for e in pending.group.entrants],
                 "options": pending.group.gathering.options,
@@ -391,8 +420,8 @@ class LobbyActor:
         now = time.monotonic()
         retry: list[PendingTable] = []
         for pending, answer in zip(batch, answers):
-            if "seated" in answer:
-                self._seat(pending, room, answer["seated"])
+            if "record" in answer:
+                self._seat(pending, room, answer["record"])
                 continue
             self.placement.unplace(room.room_id, pending.table_id, now)
             pending.attempts += 1
@@ -425,26 +454,20 @@ class LobbyActor:
                 self.directory.finish(table_id, "room lost", now)
                 log.error("table %s could not resume in room %s: %s", table_id, room.room_id, answer["error"])
             else:
+                if self.directory.get(table_id) is None:  # this lobby restarted while the table moved
+                    self.directory.add(TableRecord.from_plain(answer["record"], room.room_id, room.endpoint))
                 self.directory.move(table_id, room.room_id, room.endpoint)
                 log.info("table %s resumed in room %s at seq %d (epoch %d)", table_id, room.room_id,
                          answer["seq"], answer["epoch"])
 
-    def _seat(self, pending: PendingTable, room: Room, seated_tickets: list[str]) -> None:
-        group = pending.group
-        by_ticket = {entrant.ticket: entrant for entrant in group.entrants}
-        names = [by_ticket[ticket].name for ticket in seated_tickets]
-        game = group.gathering.key.game
-        self.directory.add(
-            TableRecord(
-                table_id=pending.table_id, game=game, variant=group.gathering.key.variant, seed=pending.seed,
-                room_id=room.room_id, endpoint=room.endpoint, players=names, tickets=list(seated_tickets),
-                join=[by_ticket[ticket].join for ticket in seated_tickets],
-                entrants=[e.ticket for e in group.entrants], options=dict(group.gathering.options),
-                started_ms=time.time_ns() // 1_000_000,
-            )
-        )
+    def _seat(self, pending: PendingTable, room: Room, record: dict[str, Any]) -> None:
+        """The room opened the table (`record` says who sits where): keep
+        the record and tell each player's front door."""
+        by_ticket = {entrant.ticket: entrant for entrant in pending.group.entrants}
+        names, game = record["players"], record["game"]
+        self.directory.add(TableRecord.from_plain(record, room.room_id, room.endpoint))
         log.info("table %s started in room %s, seed %d, seats %s", pending.table_id, room.room_id, pending.seed, names)
-        for seat, ticket in enumerate(seated_tickets):
+        for seat, ticket in enumerate(record["tickets"]):
             entrant = by_ticket[ticket]
             door = self.doors.get(entrant.door)
             if door is None:
@@ -486,18 +509,21 @@ class LobbyActor:
             self._spawn(self._start_room(room_id, node_id))
 
     async def _start_room(self, room_id: str, node_id: str) -> None:
-        lifetime = "detached" if self.config.detached else None
+        """Rooms are detached and named after the lobby: one that dies does
+        not take its rooms' games with it, and finds them again."""
         lobby = ray.get_runtime_context().current_actor
+        named = {"name": room_actor_name(LOBBY_NAME, room_id), "namespace": NAMESPACE, "lifetime": "detached"}
         try:
             try:
                 handle = RoomActor.options(
-                    scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False), lifetime=lifetime
+                    scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False), **named
                 ).remote(room_id, self.config.room, lobby)
                 started = await handle.start.remote()
             except (ray.exceptions.ActorUnschedulableError, ray.exceptions.RayActorError) as error:
                 # The node went away between choosing it and placing the room.
                 log.warning("room %s could not start on node %s (%s); letting Ray place it", room_id, node_id, error)
-                handle = RoomActor.options(lifetime=lifetime).remote(room_id, self.config.room, lobby)
+                ray.kill(handle)  # frees its name
+                handle = RoomActor.options(**named).remote(room_id, self.config.room, lobby)
                 started = await handle.start.remote()
         except Exception:  # a room that cannot start must not take the lobby down
             log.exception("room %s failed to start", room_id)
@@ -514,6 +540,64 @@ class LobbyActor:
         log.info("room %s ready on node %s at %s", room_id, started["node_id"][:12], started["endpoint"])
         self._spawn(self._watch(room_id, handle))
         self._place_awaiting()
+
+    def _take_back_rooms(self) -> None:
+        """Rooms outlive a lobby that dies: take back every room named after
+        this lobby, with its tables, and watch it again. A room that does not
+        answer in time is stopped; its tables resume from the store."""
+        prefix = room_actor_name(LOBBY_NAME, "")
+        names = [actor["name"] for actor in ray.util.list_named_actors(all_namespaces=True)
+                 if actor["namespace"] == NAMESPACE and actor["name"].startswith(prefix)]
+        handles = {}
+        for name in names:
+            try:
+                handles[name] = ray.get_actor(name, namespace=NAMESPACE)
+            except ValueError:
+                continue  # it died since the listing
+        me = ray.get_runtime_context().current_actor
+        asked = {handle.inventory.remote(me): name for name, handle in handles.items()}
+        answered, _ = ray.wait(list(asked), num_returns=len(asked), timeout=ROOM_INVENTORY_TIMEOUT_S)
+        now = time.monotonic()
+        for reference, name in asked.items():
+            room_id, handle = name.removeprefix(prefix), handles[name]
+            self._room_counter = max(self._room_counter, room_number(room_id))
+            try:
+                if reference not in answered:
+                    raise TimeoutError(f"no answer within {ROOM_INVENTORY_TIMEOUT_S:.0f} s")
+                inventory = ray.get(reference)
+            except (ray.exceptions.RayError, TimeoutError) as error:
+                log.warning("room %s could not be taken back (%s); stopping it", room_id, error)
+                ray.kill(handle)
+                continue
+            records = inventory["records"]
+            self.placement.adopt(room_id, inventory["node_id"], inventory["capacity"], {r["table_id"] for r in records})
+            self.placement.mark_ready(room_id, handle, inventory["endpoint"], inventory["node_id"], inventory["pid"], now)
+            for record in records:
+                self.directory.add(TableRecord.from_plain(record, room_id, inventory["endpoint"]))
+            self._spawn(self._watch(room_id, handle))
+
+    def _find_tables_between_rooms(self) -> None:
+        """Tables of this run the store holds unfinished and no room holds:
+        their room died while the previous lobby moved them. They resume
+        like a dead room's tables."""
+        if self.config.room.store is None:
+            return
+        store = open_store(self.config.room.store)
+        try:
+            for table_id in store.unfinished():
+                if self.directory.running(table_id) is not None:
+                    continue
+                header = store.header(table_id)
+                if header["run_id"] != self.config.room.run_id:
+                    continue  # an earlier run's: its players' tokens are refused anyway
+                record = TableRecord.from_plain(header["record"], "", "")
+                record.resuming = True
+                self.directory.add(record)
+                self._awaiting_resume.append(table_id)
+        except StoreError as error:
+            log.error("the store could not list the tables to resume: %s", error)
+        finally:
+            store.close()
 
     async def _watch(self, room_id: str, handle: Any) -> None:
         """Keep the room's `watch` call open: Ray fails it the moment the
@@ -631,7 +715,8 @@ class LobbyActor:
 
     def _token(self, table_id: str, seat: int) -> str:
         expires_ms = time.time_ns() // 1_000_000 + int(self.config.token_ttl_s * 1000)
-        return sign_seat_token(self.config.room.token_secret, SeatClaim(table_id, seat, expires_ms))
+        return sign_seat_token(self.config.room.token_secret,
+                               SeatClaim(table_id, seat, expires_ms, self.config.room.run_id))
 
     def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         """Run a step in the background, keeping a reference so it is not collected mid-flight."""

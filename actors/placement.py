@@ -81,6 +81,12 @@ class Placement:
         room.state, room.idle_since = RoomState.READY, now
         return room
 
+    def adopt(self, room_id: str, node_id: str, capacity: int, tables: set[str]) -> Room:
+        """A room that was running before this lobby started (the lobby
+        restarted), with the tables it holds; mark_ready it next."""
+        room = self.rooms[room_id] = Room(room_id, node_id, capacity, tables=set(tables))
+        return room
+
     def remove(self, room_id: str) -> Room | None:
         """A room that died, failed to start or was released."""
         return self.rooms.pop(room_id, None)
@@ -146,7 +152,7 @@ class Placement:
         tables_per_node: Counter[str] = Counter()
         for room in self.rooms.values():
             tables_per_node[room.node_id] += len(room.tables)
-        room = min(candidates, key=lambda r: (len(r.tables), tables_per_node[r.node_id], _room_number(r.room_id)))
+        room = min(candidates, key=lambda r: (len(r.tables), tables_per_node[r.node_id], room_number(r.room_id)))
         room.tables.add(table_id)
         return room
 
@@ -168,6 +174,7 @@ class Placement:
         return sum(1 for room in self.rooms.values() if room.state is RoomState.STARTING)
 
 
-def _room_number(room_id: str) -> int:
+def room_number(room_id: str) -> int:
+    """The N of "room-N" (0 for any other name): rooms are numbered in start order."""
     digits = room_id.rpartition("-")[2]
     return int(digits) if digits.isdigit() else 0

@@ -1,6 +1,11 @@
 """The room actor: a card room with many tables. One process, one grpc.aio
 server on the actor's own event loop, up to `tables_per_room` tables.
 
+Rooms are detached named actors (`room_actor_name`): a lobby that dies
+does not take them down, and the lobby Ray restarts takes them back with
+`inventory`, which also names each table's record (who sits where, from
+what seed), so the lobby's table directory is rebuilt from the rooms.
+
 Each table (actors.table.Table) keeps its own seq, log, timers, rate limits
 and subscribers; the room routes each stream to its table by the table id
 in the seat token, so a move costs no Ray call. Ray calls reach a room only
@@ -24,16 +29,17 @@ import ray
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from tablehost.actors import crash_points
 from tablehost.actors.config import RoomConfig
 from tablehost.actors.journal import Journal
 from tablehost.actors.process_tuning import tune_garbage_collection
-from tablehost.actors.server_options import server_options
-from tablehost.actors.store import TableStore, open_store
+from tablehost.actors.server_options import bind_port, server_credentials, server_options
+from tablehost.actors.store import TableExists, TableStore, open_store
 from tablehost.actors.table import Table
 from tablehost.actors.table_service import TableService
 from tablehost.games.engine.rng import Random
 from tablehost.games.registry import GameCatalog
-from tablehost.v1 import table_pb2, table_pb2_grpc
+from tablehost.v1 import table_pb2
 
 log = logging.getLogger("tablehost.room")
 TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["Table"].full_name
@@ -43,6 +49,29 @@ _OPEN_BEFORE_YIELDING = 50
 # A room gives freed heap back to the OS when it empties, at most this often
 # (malloc_trim walks the whole heap).
 _TRIM_INTERVAL_S = 10.0
+
+
+def room_actor_name(lobby_name: str, room_id: str) -> str:
+    """Rooms are named after their lobby, so a restarted lobby finds its own."""
+    return f"{lobby_name}/{room_id}"
+
+
+def table_record(request: dict[str, Any], seated: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the lobby's directory keeps of a table, as plain data: the room
+    returns it, the store's header keeps it (for a lobby that restarts while
+    the table moves between rooms), and `inventory` reports it."""
+    return {
+        "table_id": request["table_id"],
+        "game": request["game"],
+        "variant": request.get("variant", ""),
+        "seed": request["seed"],
+        "players": [entrant["name"] for entrant in seated],
+        "tickets": [entrant["ticket"] for entrant in seated],
+        "join": [entrant.get("join", {}) for entrant in seated],
+        "entrants": [entrant["ticket"] for entrant in request["entrants"]],
+        "options": dict(request["options"]),
+        "started_ms": time.time_ns() // 1_000_000,
+    }
 
 
 class NoFreePort(RuntimeError):
@@ -73,6 +102,7 @@ class RoomActor:
         self.lobby = lobby
         self.catalog = GameCatalog.load(config.game_modules, config.game_path)
         self.tables: dict[str, Table] = {}
+        self.records: dict[str, dict[str, Any]] = {}  # by table id: see table_record
         self.endpoint = ""
         self.games_hosted = 0
         self.tables_failed = 0
@@ -94,7 +124,7 @@ class RoomActor:
                 self.store = await asyncio.to_thread(open_store, self.config.store)
                 self.journal = Journal(self.store)
             server = aio.server(options=server_options(self.config.max_message_bytes))
-            table_pb2_grpc.add_TableServicer_to_server(TableService(self.tables, self.config.token_secret), server)
+            TableService(self.tables, self.config).add_to_server(server)
             health_servicer = health.aio.HealthServicer()
             health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
             port = self._bind(server)
@@ -116,14 +146,28 @@ class RoomActor:
     def _bind(self, server: aio.Server) -> int:
         low, high = self.config.port_min, self.config.port_max
         candidates = [0] if low == 0 else list(range(low, high + 1))
+        credentials = server_credentials(self.config.tls_cert_pem, self.config.tls_key_pem)
         for port in candidates:
             try:
-                bound = server.add_insecure_port(f"{self.config.bind_host}:{port}")
+                bound = bind_port(server, f"{self.config.bind_host}:{port}", credentials)
             except RuntimeError:
                 continue
             if bound:
                 return bound
         raise NoFreePort(f"no free port in {low}-{high} on {self.config.bind_host}")
+
+    async def inventory(self, lobby: Any) -> dict[str, Any]:
+        """For a lobby taking this room back (it restarted): where the room
+        serves and every table's record. Closed tables are reported to
+        `lobby` from now on."""
+        self.lobby = lobby
+        return {**await self.start(), "capacity": self.config.tables_per_room,
+                "records": [self.records[table_id] for table_id in self.tables]}
+
+    async def arm_crash_point(self, point: str, after: int = 1) -> None:
+        """Fault injection for chaos tests, over Ray only (no client can reach
+        it): crash this room's process at `point` (actors/crash_points.py)."""
+        crash_points.arm(point, after)
 
     async def watch(self) -> None:
         """Returns only when the room is stopped. The lobby keeps this call
@@ -151,7 +195,7 @@ class RoomActor:
     async def open_tables(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Open a batch of tables: for each, seat the entrants at random and
         start the game, recorded in the store first when there is one. Each
-        answer has the seating (entrant tickets by seat) or an `error` (a
+        answer has the table's record (see table_record) or an `error` (a
         full room, rules that failed to set up, a store that failed)."""
         answers = []
         for index, request in enumerate(requests):
@@ -159,45 +203,60 @@ class RoomActor:
                 await asyncio.sleep(0)  # let the room's other tables move meanwhile
             answers.append(self._open_one(request))
         if self.store is not None:
-            opened = [answer for answer in answers if "seated" in answer]
+            opened = [answer for answer in answers if "record" in answer]
             recorded = await asyncio.gather(
                 *(asyncio.to_thread(self.store.create, a["table_id"], self._header(a["table_id"])) for a in opened),
                 return_exceptions=True,
             )
             for answer, outcome in zip(opened, recorded):
-                if isinstance(outcome, BaseException):
-                    log.error("room %s could not record table %s: %s", self.room_id, answer["table_id"], outcome)
-                    self.tables.pop(answer["table_id"]).close("the table could not be recorded")
-                    answer.pop("seated")
-                    answer["error"] = f"the table could not be recorded: {outcome}"
+                if not isinstance(outcome, BaseException):
+                    continue
+                table_id = answer["table_id"]
+                self.tables.pop(table_id).close("the table could not be recorded")
+                self.records.pop(table_id, None)
+                if isinstance(outcome, TableExists):
+                    # Its first room recorded it and died before answering: take
+                    # that one over (the same seed seats the same players).
+                    answer.clear()
+                    answer.update(await self._resume_one(table_id))
+                    continue
+                log.error("room %s could not record table %s: %s", self.room_id, table_id, outcome)
+                answer.pop("record")
+                answer["error"] = f"the table could not be recorded: {outcome}"
         return answers
 
     def _header(self, table_id: str) -> dict[str, Any]:
-        """What the store keeps of a table besides its journal: the match's header."""
-        return {"table_id": table_id, "match": self.tables[table_id].match.header()}
+        """What the store keeps of a table besides its journal: the match's
+        header, the lobby's record and the run (see LobbyActor's recovery)."""
+        return {"table_id": table_id, "run_id": self.config.run_id, "match": self.tables[table_id].match.header(),
+                "record": self.records[table_id]}
 
     async def resume_tables(self, table_ids: list[str]) -> list[dict[str, Any]]:
         """Take over tables from the store (their room died): each resumes
         from its checkpoint and journal with a new epoch, so the old
-        incarnation can no longer write. Each answer is the table's seq, or
-        an `error`."""
+        incarnation can no longer write. Each answer is the table's seq and
+        record, or an `error`."""
         if self.store is None:
             return [{"table_id": table_id, "error": "this room has no store"} for table_id in table_ids]
-        answers = []
-        for table_id in table_ids:
-            try:
-                stored = await asyncio.to_thread(self.store.claim, table_id)
-                rules = self.catalog.rules(stored.header["match"]["game"])
-                table = Table.resumed(stored, rules, journal=self.journal, owner=self,
-                                      rate=self.config.commit_rate, burst=self.config.commit_burst)
-            except Exception as error:  # one table that cannot resume must not stop the others
-                log.exception("room %s could not resume table %s", self.room_id, table_id)
-                answers.append({"table_id": table_id, "error": f"{type(error).__name__}: {error}"})
-                continue
-            self.tables[table_id] = table
-            log.info("room %s resumed table %s at seq %d, epoch %d", self.room_id, table_id, table.seq, table.epoch)
-            answers.append({"table_id": table_id, "seq": table.seq, "epoch": table.epoch})
-        return answers
+        return [await self._resume_one(table_id) for table_id in table_ids]
+
+    async def _resume_one(self, table_id: str) -> dict[str, Any]:
+        try:
+            stored = await asyncio.to_thread(self.store.claim, table_id)
+            rules = self.catalog.rules(stored.header["match"]["game"])
+            table = Table.resumed(stored, rules, journal=self.journal, owner=self,
+                                  rate=self.config.commit_rate, burst=self.config.commit_burst)
+        except Exception as error:  # one table that cannot resume must not stop the others
+            log.exception("room %s could not resume table %s", self.room_id, table_id)
+            return {"table_id": table_id, "error": f"{type(error).__name__}: {error}"}
+        self.tables[table_id] = table
+        self.records[table_id] = stored.header["record"]
+        if table.over:
+            # Its room died while it lingered after the game: linger here
+            # (players may reconnect for the end), then close, or nothing would.
+            self.table_finished(table)
+        log.info("room %s resumed table %s at seq %d, epoch %d", self.room_id, table_id, table.seq, table.epoch)
+        return {"table_id": table_id, "seq": table.seq, "epoch": table.epoch, "record": stored.header["record"]}
 
     def _open_one(self, request: dict[str, Any]) -> dict[str, Any]:
         table_id = request["table_id"]
@@ -207,18 +266,18 @@ class RoomActor:
             # The lobby's book was behind (a slot not yet reported free): another room may take it.
             return {"table_id": table_id, "error": f"room {self.room_id} is full ({len(self.tables)} tables)",
                     "retry": True}
-        seated = seat_entrants(request["seed"], request["entrants"])
+        record = table_record(request, seat_entrants(request["seed"], request["entrants"]))
         try:
             table = Table(
                 table_id,
                 self.catalog.rules(request["game"]),
                 request["seed"],
-                [entrant["name"] for entrant in seated],
+                list(record["players"]),
                 request["options"],
                 rate=self.config.commit_rate,
                 burst=self.config.commit_burst,
                 owner=self,
-                join=[entrant.get("join", {}) for entrant in seated],
+                join=list(record["join"]),
                 journal=self.journal,
             )
         except Exception as error:  # the game's setup failed: this table only
@@ -226,9 +285,10 @@ class RoomActor:
             self.tables_failed += 1
             return {"table_id": table_id, "error": f"the game could not be set up: {type(error).__name__}: {error}"}
         self.tables[table_id] = table
+        self.records[table_id] = record
         self.games_hosted += 1
         log.info("room %s opened table %s (%s, seed %d)", self.room_id, table_id, request["game"], request["seed"])
-        return {"table_id": table_id, "seated": [entrant["ticket"] for entrant in seated]}
+        return {"table_id": table_id, "record": record}
 
     # The table calls these (actors.table.TableOwner) from inside its own step.
 
@@ -249,6 +309,7 @@ class RoomActor:
         lobby it ended (it did not) or marking it finished in the store."""
         if self.tables.get(table.table_id) is table:
             del self.tables[table.table_id]
+            del self.records[table.table_id]
         if self.store is not None:
             asyncio.get_running_loop().run_in_executor(None, self.store.forget, table.table_id)
 
@@ -261,6 +322,7 @@ class RoomActor:
     def _forget(self, table: Table, outcome: str) -> None:
         if self.tables.get(table.table_id) is table:
             del self.tables[table.table_id]
+            del self.records[table.table_id]
         if self.store is not None:
             # Not resumed again: a finished game, a deserted or failed table.
             asyncio.get_running_loop().run_in_executor(None, self.store.finish, table.table_id, table.epoch, outcome)
@@ -336,4 +398,5 @@ class RoomActor:
             "rejects": table.stats.rejects,
             "desyncs": table.stats.desyncs,
             "state_hash": table.match.state_hash(),
+            "remembered_rejections": table.remembered_rejections,
         }

@@ -18,9 +18,8 @@ import logging
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Protocol
-
-import msgpack
 
 from tablehost.actors.outbound import (
     AcceptedOut,
@@ -31,8 +30,11 @@ from tablehost.actors.outbound import (
     RejectionOut,
     SnapshotOut,
     StreamEnd,
+    record_size,
 )
+from tablehost.actors.client_input import BadInput, brief, brief_value, clip, decode_action
 from tablehost.actors.journal import Journal
+from tablehost.actors.log_budget import LogBudget, left_out_note
 from tablehost.actors.outbox import Outbox
 from tablehost.actors.store import Checkpoint, Fenced, JournalEntry, StoredTable
 from tablehost.actors.tokens import SPECTATOR_SEAT
@@ -47,6 +49,14 @@ MAX_ACT_ID_LENGTH = 64
 # Every seat acks every change, and a table changes up to four times per
 # commit of one seat: acks get four times the commit budget.
 ACKS_PER_COMMIT = 4
+# A seat's rejected act_ids whose rejection is sent again for a repeat: the
+# newest this many; older ones are forgotten (accepted ones never are).
+REMEMBERED_REJECTIONS_PER_SEAT = 64
+# A rejection's message quotes at most this much (rules may quote the action).
+MAX_REJECTION_MESSAGE = 256
+# A reconnect missing more changes than this gets a snapshot, not the
+# deltas: far below what a stream's queue holds (actors/outbox.py).
+MAX_REPLAYED_CHANGES = 256
 # Commits waiting while the table's previous command is being made durable.
 MAX_QUEUED_COMMITS = 64
 # A checkpoint of the state goes with every this many commands, so a resume
@@ -86,7 +96,9 @@ class Subscriber:
     seat: int
     bucket: TokenBucket
     ack_bucket: TokenBucket
-    outbox: Outbox[Outbound] = field(default_factory=Outbox)
+    outbox: Outbox[Outbound] = field(default_factory=lambda: Outbox(record_size))
+    # What this stream provokes in the log (rejections, desyncs) is rate-limited.
+    log_budget: LogBudget = field(default_factory=LogBudget)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +239,11 @@ class Table:
 
     def subscribe(self, seat: int, last_seq: int) -> Subscriber:
         """Attach a stream and queue what it is missing: the deltas after
-        `last_seq` when the log has them, else a snapshot."""
+        `last_seq` when the log has them (and they are not too many), else a
+        snapshot. A seat has one live stream: a newer one replaces the older,
+        which ends (ABORTED), so two sessions of one seat cannot both act."""
+        if seat != SPECTATOR_SEAT:
+            self._end_streams_of(seat)
         subscriber = Subscriber(
             seat,
             TokenBucket(self._rate, self._burst),
@@ -240,14 +256,34 @@ class Table:
                 return subscriber
         else:
             self.deserted_since = None
-        if self._base[seat][0] < last_seq <= self.seq:
+        if self._base[seat][0] < last_seq <= self.seq and self.seq - last_seq <= MAX_REPLAYED_CHANGES:
             for change in self._log[last_seq - self._log_start:]:
                 self._queue_delta(subscriber, change)
         else:
             subscriber.outbox.put(self._snapshot(seat))
-        if self.match.result is not None:
+        if self.over:
             subscriber.outbox.put(self._game_over())
         return subscriber
+
+    def _end_streams_of(self, seat: int) -> None:
+        """Detach the seat's stream (if any): it ends after what is queued
+        for it, and what it still sends is ignored."""
+        for older in [s for s in self._subscribers if s.seat == seat]:
+            self._subscribers.discard(older)
+            older.outbox.put(CloseOut(f"replaced by a newer stream for seat {seat}", StreamEnd.REPLACED))
+
+    @property
+    def seat_count(self) -> int:
+        return len(self.match.players)
+
+    @property
+    def spectator_streams(self) -> int:
+        return self._spectators
+
+    @property
+    def remembered_rejections(self) -> int:
+        """Rejected act_ids remembered, all seats together (bounded per seat)."""
+        return sum(len(act_ids) for act_ids in self._rejected_act_ids.values())
 
     @property
     def seated_streams(self) -> int:
@@ -255,7 +291,9 @@ class Table:
 
     @property
     def over(self) -> bool:
-        return self.match.result is not None
+        """The game's end is published: its last command is durable and sent
+        (until then it is in flight, and nobody may hear the game is over)."""
+        return self.match.result is not None and self._in_flight is None
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         """Detach a stream. A game every player has left starts its grace
@@ -291,14 +329,21 @@ class Table:
     # -- client messages -----------------------------------------------------
 
     def commit(self, subscriber: Subscriber, act_id: str, action_bytes: bytes) -> None:
-        """Apply and publish, or reject to this stream alone, changing nothing."""
-        if self.failure is not None:
-            return  # the table is closed; this stream's end is already queued
+        """Apply and publish, or reject to this stream alone, changing nothing.
+        What the client sent is checked (the act_id, then the action's
+        shape) before anything compares, remembers or logs it."""
+        if self.failure is not None or subscriber not in self._subscribers:
+            return  # the table is closed, or a newer stream replaced this one: its end is queued
+        # An act_id out of bounds is never echoed: each answer would be as
+        # large as the flood that provoked it.
+        act_id_fits = len(act_id) <= MAX_ACT_ID_LENGTH and 0 < len(act_id.encode()) <= MAX_ACT_ID_LENGTH
         if not subscriber.bucket.take():
-            self._reject(subscriber, act_id, Reason.RATE_LIMITED, "too many messages; slow down", remember=False)
+            self._reject(subscriber, act_id if act_id_fits else "", Reason.RATE_LIMITED,
+                         "too many messages; slow down", remember=False)
             return
-        if not 0 < len(act_id.encode()) <= MAX_ACT_ID_LENGTH:
-            self._reject(subscriber, act_id, Reason.PROTOCOL, f"act_id must be 1-{MAX_ACT_ID_LENGTH} UTF-8 bytes", False)
+        if not act_id_fits:
+            self._reject(subscriber, "", Reason.PROTOCOL,
+                         f"act_id must be 1-{MAX_ACT_ID_LENGTH} UTF-8 bytes, got {len(act_id.encode())}", False)
             return
         key = (subscriber.seat, act_id)
         previous = self._outcomes.get(key)
@@ -309,15 +354,16 @@ class Table:
             self._reject(subscriber, act_id, Reason.NOT_YOUR_SEAT, "spectators cannot act")
             return
         try:
-            action = msgpack.unpackb(action_bytes, raw=False)
-        except Exception as error:  # msgpack raises several unrelated types for bad bytes
-            self._reject(subscriber, act_id, Reason.MALFORMED, f"action bytes are not msgpack: {error}")
+            action = decode_action(action_bytes)
+        except BadInput as error:
+            self._reject(subscriber, act_id, Reason.MALFORMED, str(error))
             return
-        if isinstance(action, dict) and "seat" in action:
-            if action["seat"] != subscriber.seat:
+        if "seat" in action:
+            claimed = action["seat"]
+            if type(claimed) is not int or claimed != subscriber.seat:
                 self._reject(
                     subscriber, act_id, Reason.NOT_YOUR_SEAT,
-                    f"your token is for seat {subscriber.seat}, not seat {action['seat']!r}",
+                    f"your token is for seat {subscriber.seat}, not seat {brief_value(claimed)}",
                 )
                 return
             action = {key: value for key, value in action.items() if key != "seat"}
@@ -404,6 +450,8 @@ class Table:
     def ack(self, subscriber: Subscriber, seq: int, client_hash: str) -> None:
         """A hash that differs from ours at that seq is a desync: count it and
         resend the whole view."""
+        if subscriber not in self._subscribers:
+            return  # replaced by a newer stream, or the table closed
         if not 0 <= seq <= self.seq:
             subscriber.outbox.put(RejectionOut("", Reason.PROTOCOL, f"ack for seq {seq}; the table is at {self.seq}"))
             return
@@ -415,10 +463,12 @@ class Table:
             return
         if client_hash != expected:
             self.stats.desyncs += 1
-            log.warning(
-                "desync table=%s seq=%d seat=%d: client hash %s, host %s; sending a snapshot",
-                self.table_id, seq, subscriber.seat, client_hash[:12], expected[:12],
-            )
+            left_out = subscriber.log_budget.take()
+            if left_out is not None:
+                log.warning(
+                    "desync table=%s seq=%d seat=%d: client hash %s, host %s; sending a snapshot%s",
+                    self.table_id, seq, subscriber.seat, brief(client_hash, 12), expected[:12], left_out_note(left_out),
+                )
             subscriber.outbox.put(self._snapshot(subscriber.seat))
 
     def rate_limited(self, subscriber: Subscriber) -> bool:
@@ -566,13 +616,38 @@ class Table:
             self._owner.table_failed(self, self.failure)
 
     def _reject(self, subscriber: Subscriber, act_id: str, reason: Reason, message: str, remember: bool = True) -> None:
+        """Answer this stream alone; remember the outcome for a repeat of the
+        act_id (a bounded number per seat), and log it within the stream's
+        budget, quoting only a short prefix of what the client sent."""
         self.stats.rejects += 1
-        rejection = RejectionOut(act_id, reason, message)
+        rejection = RejectionOut(act_id, reason, clip(message, MAX_REJECTION_MESSAGE))
         if remember and act_id:
-            self._outcomes[(subscriber.seat, act_id)] = rejection
-        log.info("rejected table=%s seq=%d act_id=%s seat=%d: %s (%s)", self.table_id, self.seq, act_id,
-                 subscriber.seat, message, reason)
+            self._remember_rejection(subscriber.seat, act_id, rejection)
+        left_out = subscriber.log_budget.take()
+        if left_out is not None:
+            log.info("rejected table=%s seq=%d act_id=%s seat=%d: %s (%s)%s", self.table_id, self.seq, brief(act_id),
+                     subscriber.seat, brief(rejection.message, 120), reason.name, left_out_note(left_out))
         subscriber.outbox.put(rejection)
+
+    @cached_property
+    def _rejected_act_ids(self) -> dict[int, deque[str]]:
+        """Per seat, the act_ids whose rejection is remembered, oldest first."""
+        return {}
+
+    def _remember_rejection(self, seat: int, act_id: str, rejection: RejectionOut) -> None:
+        """Keep the rejection for a repeat of the act_id; the seat's oldest
+        remembered rejection beyond REMEMBERED_REJECTIONS_PER_SEAT is forgotten
+        (a repeat of it is then judged again)."""
+        key = (seat, act_id)
+        if key in self._outcomes:
+            return
+        self._outcomes[key] = rejection
+        remembered = self._rejected_act_ids.setdefault(seat, deque())
+        remembered.append(act_id)
+        if len(remembered) > REMEMBERED_REJECTIONS_PER_SEAT:
+            forgotten = (seat, remembered.popleft())
+            if isinstance(self._outcomes.get(forgotten), RejectionOut):
+                del self._outcomes[forgotten]
 
     def _repeat(self, subscriber: Subscriber, act_id: str, outcome: int | RejectionOut) -> None:
         if isinstance(outcome, RejectionOut):

@@ -30,6 +30,16 @@ class TableRecord:
     # True between its room's death and its resumption in another room.
     resuming: bool = False
 
+    @classmethod
+    def from_plain(cls, record: dict[str, Any], room_id: str, endpoint: str) -> TableRecord:
+        """A room's record of a table (actors/room.py `table_record`), served at `endpoint`."""
+        return cls(
+            table_id=record["table_id"], game=record["game"], variant=record["variant"], seed=record["seed"],
+            room_id=room_id, endpoint=endpoint, players=list(record["players"]), tickets=list(record["tickets"]),
+            join=[dict(data) for data in record["join"]], entrants=list(record["entrants"]),
+            options=dict(record["options"]), started_ms=record["started_ms"],
+        )
+
     @property
     def running(self) -> bool:
         return self.outcome is None

@@ -8,9 +8,16 @@ or the rejection of it, `wait_for_request()` with the next view in which the
 game asks this seat to act (the view's "request": its legal actions and
 deadline). It recovers by itself from the ordinary failures of a
 long-lived stream: a gap in the seqs (resync from the last seq held), a
-dropped connection (reconnect with the last seq), a room that moved (ask the
-lobby where the table is served now). Commits in flight when the stream
-broke are sent again with the same act_id, which the host never applies twice.
+dropped connection or a stream the room ended because it fell behind
+(reconnect with the last seq), a room that moved (ask the lobby where the
+table is served now). Commits in flight when the stream broke are sent
+again with the same act_id, which the host never applies twice. A stream
+the room replaced by a newer one for the same seat (another session of
+this seat said hello) is not reconnected: two sessions of one seat would
+only take the seat from each other in turn (StreamReplaced).
+
+With `tls_root_cert` (PEM bytes of the certificates to trust), the lobby
+client and the table sessions it hands out connect over TLS.
 
 Only the stdlib, grpcio, the generated tablehost.v1 modules and clients.codec
 are used: a client learns everything it needs from the host's messages.
@@ -59,7 +66,17 @@ _HALF_CLOSE_TIMEOUT_S = 1.0
 # keeps it while any of those channel objects lives, closed or not: a
 # session reopened after its connection went silent (a blackholed route, a
 # NAT that forgot it) would be handed that same dead connection again.
-_OWN_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
+# It also pings while a stream is open and quiet, so a connection that went
+# silent ends (UNAVAILABLE, and the session reconnects) within about 20 s
+# instead of never: every 15 s, no more often than rooms allow (10 s,
+# docs/protocol.md "Keepalive"), and never with no call open.
+_OWN_CONNECTION = (
+    ("grpc.use_local_subchannel_pool", 1),
+    ("grpc.keepalive_time_ms", 15_000),
+    ("grpc.keepalive_timeout_ms", 5_000),
+    ("grpc.keepalive_permit_without_calls", 0),
+    ("grpc.http2.max_pings_without_data", 0),
+)
 
 _NOT_YET: Any = object()
 
@@ -87,6 +104,12 @@ class TableNotRunning(LookupError):
 class SessionDisconnected(ConnectionError):
     """The table stream ended and was not restored. `reconnect()` may still
     succeed (the host keeps the seat for a grace period)."""
+
+
+class StreamReplaced(SessionDisconnected):
+    """Another stream for the same seat said hello (status ABORTED), so the
+    room ended this one. Not reconnected automatically: the newer session
+    holds the seat; `reconnect()` takes it back on purpose."""
 
 
 class SeatTokenRejected(SessionDisconnected):
@@ -195,6 +218,17 @@ class _Pending:
     action: bytes
 
 
+def open_channel(
+    target: str, tls_root_cert: bytes | None = None, options: tuple[tuple[str, Any], ...] = ()
+) -> grpc.aio.Channel:
+    """A channel to `target`: TLS trusting `tls_root_cert` (PEM) when given,
+    else plaintext; `options` are gRPC channel arguments."""
+    if tls_root_cert is None:
+        return grpc.aio.insecure_channel(target, options=options)
+    return grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=tls_root_cert),
+                                   options=options)
+
+
 def reject_reason_name(reason: int) -> str:
     """The RejectReason name of a wire value, tolerating values added to the
     enum after this SDK was generated."""
@@ -208,16 +242,19 @@ def reject_reason_name(reason: int) -> str:
 
 
 class LobbyClient:
-    """The front door's Lobby service over one insecure grpc.aio channel.
+    """The front door's Lobby service over one grpc.aio channel: plaintext,
+    or TLS trusting `tls_root_cert` (PEM bytes), which the table sessions
+    made with this client use too.
 
     The channel opens on first use, inside the running event loop, so a
     client may be constructed anywhere. Calls that wait for a table to fill
     (`join_queue`, `join_private_table`) have no deadline: cancel the task,
     or `leave_queue`, to stop waiting. The others use `call_timeout`."""
 
-    def __init__(self, target: str, *, call_timeout: float = 10.0) -> None:
+    def __init__(self, target: str, *, call_timeout: float = 10.0, tls_root_cert: bytes | None = None) -> None:
         self.target = target
         self.call_timeout = call_timeout
+        self.tls_root_cert = tls_root_cert
         self._channel: grpc.aio.Channel | None = None
         self._stub: lobby_pb2_grpc.LobbyStub | None = None
 
@@ -237,7 +274,7 @@ class LobbyClient:
         """The raw generated stub on this client's channel, for calls the
         methods below do not wrap (tests of malformed requests)."""
         if self._stub is None:
-            self._channel = grpc.aio.insecure_channel(self.target)
+            self._channel = open_channel(self.target, self.tls_root_cert)
             self._stub = lobby_pb2_grpc.LobbyStub(self._channel)
         return self._stub
 
@@ -329,7 +366,8 @@ class TableSession:
     each answered by a host snapshot), `rejects` (this session's commits the
     host refused), `gaps` (deltas that skipped a seq, each answered by a
     resync), `reconnects`, and `stream_rejections` (rejections not tied to a
-    commit, such as acks dropped for flooding)."""
+    commit, such as acks dropped for flooding). Over TLS it trusts
+    `tls_root_cert`, by default its lobby client's."""
 
     def __init__(
         self,
@@ -340,6 +378,7 @@ class TableSession:
         record: bool = False,
         connect_timeout: float = 5.0,
         max_connect_attempts: int = 6,
+        tls_root_cert: bytes | None = None,
     ) -> None:
         self.assignment = assignment
         self.table_id = assignment.table_id
@@ -352,6 +391,7 @@ class TableSession:
         self.stream_rejections = 0
         self.received: list[bytes] = []
         self._lobby = lobby
+        self._tls_root_cert = tls_root_cert if tls_root_cert is not None or lobby is None else lobby.tls_root_cert
         self._auto_reconnect = auto_reconnect
         self._record = record
         self._connect_timeout = connect_timeout
@@ -385,6 +425,7 @@ class TableSession:
         record: bool = False,
         connect_timeout: float = 5.0,
         max_connect_attempts: int = 6,
+        tls_root_cert: bytes | None = None,
     ) -> TableSession:
         """Open the stream, say Hello with seq 0 and return once the first
         snapshot arrived. With a lobby, an unreachable endpoint is looked up
@@ -396,6 +437,7 @@ class TableSession:
             record=record,
             connect_timeout=connect_timeout,
             max_connect_attempts=max_connect_attempts,
+            tls_root_cert=tls_root_cert,
         )
         try:
             await session._open_with_retry(lookup_first=False)
@@ -479,10 +521,10 @@ class TableSession:
         is written, so its delta cannot arrive unnoticed. Raises TimeoutError
         when no outcome arrives in time, SessionDisconnected when the stream
         is lost for good, ValueError for an act_id that is already in flight
-        or of the wrong length."""
+        or of the wrong length (1 to 64 bytes of UTF-8)."""
         act_id = uuid.uuid4().hex if act_id is None else act_id
-        if not 1 <= len(act_id) <= MAX_ACT_ID_LENGTH:
-            raise ValueError(f"an act_id has 1 to {MAX_ACT_ID_LENGTH} characters, got {len(act_id)}")
+        if not 1 <= len(act_id.encode()) <= MAX_ACT_ID_LENGTH:
+            raise ValueError(f"an act_id has 1 to {MAX_ACT_ID_LENGTH} bytes of UTF-8, got {len(act_id.encode())}")
         if act_id in self._pending:
             raise ValueError(f"commit {act_id!r} is already waiting for its outcome")
         pending = _Pending(asyncio.get_running_loop().create_future(), encode_action(action))
@@ -607,7 +649,7 @@ class TableSession:
 
         The reader starts last so that a stream failing at once cannot start
         a recovery while this attempt is still running."""
-        channel = grpc.aio.insecure_channel(endpoint, options=_OWN_CONNECTION)
+        channel = open_channel(endpoint, self._tls_root_cert, _OWN_CONNECTION)
         problem = await _connection_problem(channel, self._connect_timeout)
         if problem is not None:
             await channel.close()
@@ -671,7 +713,7 @@ class TableSession:
 
     async def _read_stream(self, call: grpc.aio.StreamStreamCall) -> None:
         refused: str | None = None
-        resync = False
+        resync = replaced = False
         try:
             while True:
                 raw = await call.read()
@@ -685,6 +727,7 @@ class TableSession:
                 await self._dispatch(message)
         except grpc.aio.AioRpcError as error:
             why = f"{error.code().name}: {error.details()}"
+            replaced = error.code() == grpc.StatusCode.ABORTED
         except asyncio.CancelledError:
             # grpc.aio reports a call cancelled on this side (its channel
             # closed under it) as CancelledError; only ours is a real cancel.
@@ -700,16 +743,20 @@ class TableSession:
             self._fail(ProtocolViolation(f"table {self.table_id} sent an invalid message: {error}"))
             await self._teardown()
             return
-        await self._stream_ended(call, why, resync=resync, refused=refused)
+        await self._stream_ended(call, why, resync=resync, refused=refused, replaced=replaced)
 
-    async def _stream_ended(self, call: grpc.aio.StreamStreamCall, why: str, *, resync: bool, refused: str | None) -> None:
+    async def _stream_ended(
+        self, call: grpc.aio.StreamStreamCall, why: str, *, resync: bool, refused: str | None, replaced: bool = False
+    ) -> None:
         if call is not self._call or self._closed:
             return  # a stream already replaced, dropped or closed on purpose
         await self._teardown()
         if self.result is not None:
             self._notify()  # the game is over: the room closing streams is the normal end
             return
-        if resync:
+        if replaced:
+            self._fail(StreamReplaced(f"another stream for seat {self._seat} of table {self.table_id} took over ({why})"))
+        elif resync:
             log.info("table=%s seat=%d resync from seq %d: %s", self.table_id, self._seat, self._seq, why)
             self._recovery = asyncio.create_task(self._recover(lookup_first=False))
         elif refused is not None and (self._lobby is None or not self._auto_reconnect or self._auto_budget == 0):

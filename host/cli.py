@@ -10,6 +10,7 @@ import logging
 import signal
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tablehost.host.config import HostConfig
@@ -75,6 +76,20 @@ def _choose_game(command: str, game: str, seats: int, module_paths: tuple[str, .
     return _GameChoice(table_seats, bot_factories(game_bots), tuple(game_bots), presenter_for(rules.presenter()))
 
 
+def _tls_root_cert(command: str, path: str | None) -> bytes | None:
+    """`--tls-ca`: the PEM certificates a client trusts to connect over TLS
+    (None: plaintext)."""
+    if not path:
+        return None
+    try:
+        pem = Path(path).read_bytes()
+    except OSError as error:
+        raise SystemExit(f"tablehost {command}: cannot read --tls-ca {path}: {error}") from None
+    if b"-----BEGIN CERTIFICATE-----" not in pem:
+        raise SystemExit(f"tablehost {command}: --tls-ca {path} holds no PEM certificate")
+    return pem
+
+
 def _join_data(command: str, text: str) -> dict[str, Any]:
     """`--join-data` as a map: a player's options for the game, given as JSON."""
     if not text:
@@ -99,7 +114,7 @@ async def _bots(args: argparse.Namespace) -> int:
     summary = await run_tables(
         args.target, args.game, args.tables, bot=args.bot, seed=args.seed, timeout_s=args.timeout,
         seats_per_table=chosen.seats, bots=chosen.bots, variant=args.variant,
-        join_data=_join_data("bots", args.join_data),
+        join_data=_join_data("bots", args.join_data), tls_root_cert=_tls_root_cert("bots", args.tls_ca),
     )
     if args.json:
         print(json.dumps(summary.to_json_dict()))
@@ -115,7 +130,7 @@ async def _status(args: argparse.Namespace) -> int:
     from tablehost.host.status_view import fetch_status, print_status, status_json
 
     try:
-        status = await fetch_status(args.target)
+        status = await fetch_status(args.target, tls_root_cert=_tls_root_cert("status", args.tls_ca))
     except grpc.aio.AioRpcError as error:
         print(f"tablehost status: {args.target}: {error.code().name}: {error.details()}", file=sys.stderr)
         return 1
@@ -136,6 +151,7 @@ async def _play(args: argparse.Namespace) -> None:
     await play_in_terminal(
         args.target, args.game, chosen.presenter, opponents=opponents, bots=chosen.bots, autopilot=rotation[0],
         display_name=args.name, variant=args.variant, join_data=_join_data("play", args.join_data),
+        tls_root_cert=_tls_root_cert("play", args.tls_ca),
     )
 
 
@@ -144,8 +160,11 @@ async def _demo(config: HostConfig, args: argparse.Namespace) -> int:
     from tablehost.host.server import Host
 
     chosen = _choose_game("demo", args.game, args.seats, config.game_modules)
+    tls_root_cert = _tls_root_cert("demo", args.tls_ca)
+    if config.tls_cert_pem and tls_root_cert is None:
+        raise SystemExit("tablehost demo: with --tls-cert its clients need --tls-ca (the certificate to trust)")
     demo = DemoTables(args.game, chosen.seats, chosen.bot_rotation, chosen.bots, tables=args.tables,
-                      variant=args.variant, join_data=_join_data("demo", args.join_data))
+                      variant=args.variant, join_data=_join_data("demo", args.join_data), tls_root_cert=tls_root_cert)
     host = Host(config)
     await host.start()
     print(f"listening on {host.target}", flush=True)
@@ -153,6 +172,11 @@ async def _demo(config: HostConfig, args: argparse.Namespace) -> int:
         return await run_demo(host.target, demo, chosen.presenter, args.pace)
     finally:
         await host.stop()
+
+
+def _add_tls_ca_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tls-ca", metavar="FILE",
+                        help="connect over TLS, trusting the PEM certificate(s) in FILE (a host with --tls-cert)")
 
 
 def _add_game_arguments(parser: argparse.ArgumentParser, *, game_modules: bool = True) -> None:
@@ -180,6 +204,7 @@ def main(argv: list[str] | None = None) -> None:
     _add_game_arguments(demo, game_modules=False)
     demo.add_argument("--tables", type=int, default=1)
     demo.add_argument("--pace", type=float, default=0.2, help="seconds each bot thinks before a move")
+    _add_tls_ca_argument(demo)
 
     bots = commands.add_parser("bots", help="run bot players against a host until each table finishes a game")
     bots.add_argument("--target", default="127.0.0.1:50051")
@@ -190,19 +215,25 @@ def main(argv: list[str] | None = None) -> None:
     bots.add_argument("--seed", type=int, default=0)
     bots.add_argument("--timeout", type=float, default=120.0, help="seconds before unfinished bots count as errors")
     bots.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    _add_tls_ca_argument(bots)
 
     status = commands.add_parser("status", help="show a running host: rooms per node, tables, free slots, queues")
     status.add_argument("--target", default="127.0.0.1:50051")
     status.add_argument("--json", action="store_true", help="print the status as one JSON object")
+    _add_tls_ca_argument(status)
 
     play = commands.add_parser("play", help="play a game in the terminal against bots")
     play.add_argument("game", help="a registered game, e.g. bigtwo")
     play.add_argument("--target", default="127.0.0.1:50051")
     play.add_argument("--name", default="you")
+    _add_tls_ca_argument(play)
     _add_game_arguments(play)
 
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    if args.command in ("serve", "demo") and args.address is None:
+        # Before anything imports ray: a local Ray listens on 127.0.0.1 only (host/server.py).
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     if args.command in ("serve", "demo"):
         from tablehost.actors.process_tuning import raise_open_files_limit
 

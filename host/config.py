@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import ssl
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,36 @@ def _store_url(given: str | None, *, embedded: bool) -> str | None:
     if given.startswith(("local:", "redis://", "rediss://", "unix://")):
         return given
     raise SystemExit(f"--store takes local:DIR, redis://HOST:PORT/DB or none, got {given!r}")
+
+
+# An HMAC key shorter than its hash's output weakens every seat token.
+MIN_TOKEN_SECRET_BYTES = 32
+
+
+def _token_secret(from_env: str | None) -> bytes:
+    """TABLEHOST_TOKEN_SECRET, which must be long enough; a random key when unset."""
+    if not from_env:
+        return secrets.token_bytes(MIN_TOKEN_SECRET_BYTES)
+    secret = from_env.encode()
+    if len(secret) < MIN_TOKEN_SECRET_BYTES:
+        raise SystemExit(f"TABLEHOST_TOKEN_SECRET is {len(secret)} bytes; it must be at least "
+                         f"{MIN_TOKEN_SECRET_BYTES} (e.g. the output of `openssl rand -hex 32`)")
+    return secret
+
+
+def _tls_files(cert_path: str | None, key_path: str | None) -> tuple[bytes, bytes]:
+    """The PEM certificate chain and key for --tls-cert/--tls-key (both or
+    neither), checked to load and to match here, so a mistake stops the host
+    at its start rather than at each client's handshake."""
+    if not cert_path and not key_path:
+        return b"", b""
+    if not (cert_path and key_path):
+        raise SystemExit("TLS needs both --tls-cert and --tls-key (or TABLEHOST_TLS_CERT and TABLEHOST_TLS_KEY)")
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert_path, key_path)
+        return Path(cert_path).read_bytes(), Path(key_path).read_bytes()
+    except (OSError, ssl.SSLError) as error:
+        raise SystemExit(f"cannot use --tls-cert {cert_path} with --tls-key {key_path}: {error}") from None
 
 
 def _parse_timeouts(pairs: list[str]) -> dict[str, int]:
@@ -78,6 +109,24 @@ class HostConfig:
     # Where tables are made durable: "local:DIR" or a redis:// URL; None
     # keeps them in memory only (a dead room loses its games).
     store: str | None = None
+    # The store is this run's own folder (the default of an embedded host):
+    # deleted when the host stops, as nothing after the run can use it.
+    store_is_temporary: bool = False
+    # A table stream must say hello this soon after it opens.
+    hello_timeout_s: float = 5.0
+    # PEM certificate chain and key for the front door and every room's table
+    # server; empty: plaintext.
+    tls_cert_pem: bytes = b""
+    tls_key_pem: bytes = field(default=b"", repr=False)
+
+    def __post_init__(self) -> None:
+        if len(self.token_secret) < MIN_TOKEN_SECRET_BYTES:
+            raise ValueError(f"the token secret is {len(self.token_secret)} bytes; at least "
+                             f"{MIN_TOKEN_SECRET_BYTES} are required")
+        if self.hello_timeout_s <= 0:
+            raise ValueError(f"the hello timeout must be positive, got {self.hello_timeout_s}")
+        if bool(self.tls_cert_pem) != bool(self.tls_key_pem):
+            raise ValueError("TLS needs both a certificate and its key")
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
@@ -109,18 +158,25 @@ class HostConfig:
         parser.add_argument("--store", default=_env("STORE"),
                             help="where tables are made durable: local:DIR, redis://HOST:PORT/DB, or none "
                                  "(default: a new local folder per run for an embedded host, none on a cluster)")
+        parser.add_argument("--hello-timeout", type=float, default=float(_env("HELLO_TIMEOUT_S", "5")),
+                            help="seconds a table stream may stay open without saying hello")
+        parser.add_argument("--tls-cert", default=_env("TLS_CERT"), metavar="FILE",
+                            help="PEM certificate chain: serve the front door and the rooms over TLS")
+        parser.add_argument("--tls-key", default=_env("TLS_KEY"), metavar="FILE", help="PEM private key of --tls-cert")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "HostConfig":
         low, _, high = args.room_ports.partition("-")
         if not (low.isdigit() and high.isdigit()) or int(low) > int(high):
             raise SystemExit(f"--room-ports takes LOW-HIGH, got {args.room_ports!r}")
-        env_secret = _env("TOKEN_SECRET")
         env_timeouts = [pair for pair in (_env("TURN_TIMEOUTS") or "").split(",") if pair]
         if args.tables_per_room < 1:
             raise SystemExit(f"--tables-per-room takes a positive count, got {args.tables_per_room}")
         if args.rooms_per_cpu <= 0 or (args.free_slots or 0) < 0 or args.max_waiting < 1:
             raise SystemExit("--rooms-per-cpu must be positive, --free-slots at least 0, --max-waiting at least 1")
+        if args.hello_timeout <= 0:
+            raise SystemExit(f"--hello-timeout takes a positive number of seconds, got {args.hello_timeout}")
+        tls_cert, tls_key = _tls_files(args.tls_cert, args.tls_key)
         return cls(
             host=args.host,
             port=args.port,
@@ -128,7 +184,7 @@ class HostConfig:
             room_host=args.room_host,
             room_port_min=int(low),
             room_port_max=int(high),
-            token_secret=env_secret.encode() if env_secret else secrets.token_bytes(32),
+            token_secret=_token_secret(_env("TOKEN_SECRET")),
             tables_per_room=args.tables_per_room,
             rooms_per_cpu=args.rooms_per_cpu,
             free_slots=args.free_slots,
@@ -143,9 +199,16 @@ class HostConfig:
             turn_timeouts_ms=_parse_timeouts(env_timeouts + args.turn_timeout),
             commit_rate=args.commit_rate,
             store=_store_url(args.store, embedded=args.address is None),
+            store_is_temporary=args.store is None and args.address is None,
+            hello_timeout_s=args.hello_timeout,
+            tls_cert_pem=tls_cert,
+            tls_key_pem=tls_key,
         )
 
-    def lobby_config(self) -> LobbyConfig:
+    def lobby_config(self, run_id: str = "") -> LobbyConfig:
+        """The lobby's settings and its rooms'; `run_id` is this run of the
+        host (the Host makes one per start), kept in the config so a lobby
+        that Ray restarts keeps it."""
         room = RoomConfig(
             bind_host=self.room_host,
             port_min=self.room_port_min,
@@ -159,6 +222,10 @@ class HostConfig:
             game_modules=self.game_modules,
             game_path=self.game_path,
             store=self.store,
+            run_id=run_id,
+            hello_timeout_s=self.hello_timeout_s,
+            tls_cert_pem=self.tls_cert_pem,
+            tls_key_pem=self.tls_key_pem,
         )
         return LobbyConfig(
             room=room,
@@ -168,5 +235,4 @@ class HostConfig:
             idle_release_s=self.idle_release_s,
             table_retention_s=self.table_retention_s,
             game_options={game: {"turn_timeout_ms": ms} for game, ms in self.turn_timeouts_ms.items()},
-            detached=self.ray_address is not None,
         )

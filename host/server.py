@@ -6,19 +6,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
+import shutil
 from typing import Any
 
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from tablehost.actors.server_options import server_options
+from tablehost.actors.server_options import bind_port, server_credentials, server_options
+from tablehost.actors.unary_parsing import add_unary_service
 from tablehost.games.registry import GameCatalog
 from tablehost.host.admin_service import AdminService
 from tablehost.host.config import HostConfig
 from tablehost.host.lobby_service import LobbyService
 from tablehost.host.waiting import WaitingRoom
-from tablehost.v1 import admin_pb2, admin_pb2_grpc, lobby_pb2, lobby_pb2_grpc, table_pb2
+from tablehost.v1 import admin_pb2, lobby_pb2, table_pb2
 
 log = logging.getLogger("tablehost.host")
 
@@ -29,19 +32,37 @@ ADMIN_SERVICE = admin_pb2.DESCRIPTOR.services_by_name["Admin"].full_name
 MAX_REQUEST_BYTES = 16 * 1024
 
 
+# Ray reads it when it is imported: "0" keeps every server of a local Ray
+# (GCS, raylet, workers, agents) on 127.0.0.1 instead of all interfaces.
+LOOPBACK_RAY_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+# Every log file of a local Ray's processes (the lobby's and rooms' output
+# among them) rotates at this size, keeping this many old files: at most
+# 320 MiB a process, whatever clients make the host log. Ray rotates its
+# workers' output only when the variable is set; an operator's own values
+# win, and a cluster started with `ray start` needs them in its environment.
+LOG_ROTATION = {"RAY_ROTATION_MAX_BYTES": str(64 * 2**20), "RAY_ROTATION_BACKUP_COUNT": "4"}
+
+
 def start_ray(config: HostConfig) -> None:
     """With no address, start a Ray of our own on loopback: its node address
-    is 127.0.0.1 and the processes it starts inherit the variable that keeps
-    Ray's servers off the machine's network address. With an address, join
-    that cluster."""
+    is 127.0.0.1 and every process it starts binds there, which needs
+    LOOPBACK_RAY_ENV set to "0" before ray was imported (the tablehost
+    command sets it; a program embedding Host must too). With an address,
+    join that cluster."""
     import ray
+    from ray._private import ray_constants  # where Ray keeps what it read of LOOPBACK_RAY_ENV
 
     from tablehost.actors.lobby import NAMESPACE
 
     if ray.is_initialized():
         return
     if config.ray_address is None:
-        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+        if ray_constants.ENABLE_RAY_CLUSTER:
+            raise SystemExit(f"a local Ray would listen beyond 127.0.0.1: set {LOOPBACK_RAY_ENV}=0 before ray is "
+                             "imported (the tablehost command does this itself)")
+        os.environ[LOOPBACK_RAY_ENV] = "0"  # for the processes it starts
+        for name, value in LOG_ROTATION.items():
+            os.environ.setdefault(name, value)
         # address="local": a Ray of our own, even if another cluster on this
         # machine left its address where ray.init() would find it.
         ray.init(address="local", namespace=NAMESPACE, include_dashboard=False, log_to_driver=False,
@@ -50,7 +71,15 @@ def start_ray(config: HostConfig) -> None:
         ray.init(address=config.ray_address, namespace=NAMESPACE, log_to_driver=False)
 
 
-def get_or_create_lobby(config: HostConfig) -> Any:
+def new_run_id() -> str:
+    """A random id for one run of the host: in every table id and seat token,
+    so nothing issued by an earlier run (same seed, same secret) is accepted."""
+    return secrets.token_hex(8)
+
+
+def get_or_create_lobby(config: HostConfig, run_id: str) -> Any:
+    """The cluster's lobby; created with `run_id` when there is none yet (a
+    front door joining a running lobby serves that lobby's run)."""
     from tablehost.actors.lobby import LOBBY_NAME, NAMESPACE, LobbyActor
 
     return LobbyActor.options(
@@ -58,7 +87,9 @@ def get_or_create_lobby(config: HostConfig) -> Any:
         namespace=NAMESPACE,
         get_if_exists=True,
         lifetime="detached" if config.ray_address is not None else None,
-    ).remote(config.lobby_config())
+        # Ray restarts a lobby whose process died; it takes its rooms back.
+        max_restarts=-1,
+    ).remote(config.lobby_config(run_id))
 
 
 class Host:
@@ -66,6 +97,7 @@ class Host:
 
     def __init__(self, config: HostConfig) -> None:
         self.config = config
+        self.run_id = new_run_id()
         self.lobby: Any = None
         self.waiting: WaitingRoom | None = None
         self.server: aio.Server | None = None
@@ -78,27 +110,38 @@ class Host:
 
     async def start(self) -> None:
         start_ray(self.config)
-        self.lobby = get_or_create_lobby(self.config)
+        self.lobby = get_or_create_lobby(self.config, self.run_id)
         await self.lobby.ready.remote()
-        self.waiting = WaitingRoom(self.lobby, self.config.max_waiting)
+        self.waiting = WaitingRoom(self.lobby, self.config.max_waiting, on_lobby=self._lobby_reachable)
         self.waiting.start()
         catalog = GameCatalog.load(self.config.game_modules, self.config.game_path)
         server = aio.server(options=server_options(MAX_REQUEST_BYTES, self.config.max_waiting))
-        lobby_pb2_grpc.add_LobbyServicer_to_server(LobbyService(self.lobby, self.waiting, catalog), server)
-        admin_pb2_grpc.add_AdminServicer_to_server(AdminService(self.lobby, self.waiting), server)
+        # Requests parsed by the services' edge: bytes that are not a request are INVALID_ARGUMENT.
+        add_unary_service(server, lobby_pb2.DESCRIPTOR.services_by_name["Lobby"],
+                          LobbyService(self.lobby, self.waiting, catalog))
+        add_unary_service(server, admin_pb2.DESCRIPTOR.services_by_name["Admin"], AdminService(self.lobby, self.waiting))
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         # Rooms serve Table without reflection (their memory is their
         # tables'): the front door describes it, so tools can fetch it here.
         reflection.enable_server_reflection(
             (LOBBY_SERVICE, ADMIN_SERVICE, TABLE_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME), server
         )
-        self.port = server.add_insecure_port(f"{self.config.host}:{self.config.port}")
+        credentials = server_credentials(self.config.tls_cert_pem, self.config.tls_key_pem)
+        self.port = bind_port(server, f"{self.config.host}:{self.config.port}", credentials)
         if self.port == 0:
             raise SystemExit(f"cannot bind {self.config.host}:{self.config.port}")
         await server.start()
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
         await self._health.set(LOBBY_SERVICE, health_pb2.HealthCheckResponse.SERVING)
         self.server = server
+
+    async def _lobby_reachable(self, reachable: bool) -> None:
+        """Health follows the lobby: while it is away (Ray restarts it) this
+        front door cannot seat anyone, and load balancers should know."""
+        status = health_pb2.HealthCheckResponse.SERVING if reachable else health_pb2.HealthCheckResponse.NOT_SERVING
+        log.warning("the lobby is %s", "back" if reachable else "unreachable")
+        await self._health.set("", status)
+        await self._health.set(LOBBY_SERVICE, status)
 
     async def stop(self, grace_s: float = 2.0) -> None:
         """Stop taking calls, close every room's streams with a status, then
@@ -118,4 +161,7 @@ class Host:
             ray.shutdown()
         elif ray.is_initialized():
             ray.shutdown()
+        if self.config.store_is_temporary and self.config.store is not None:
+            # Its tables' tokens die with this run: nothing could resume them.
+            shutil.rmtree(self.config.store.removeprefix("local:"), ignore_errors=True)
         log.info("host stopped")

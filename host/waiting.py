@@ -10,13 +10,21 @@ here?"), seatings and players the lobby let go.
 
 A caller that hangs up leaves at once: its future is dropped here and the
 leave goes out in the next batch; a proposal that names it is declined, so
-the lobby never starts a table with it."""
+the lobby never starts a table with it.
+
+The lobby may die and be restarted by Ray with empty queues. Its players
+keep waiting here: a batch the lobby did not take goes again, and when the
+lobby answers with a new incarnation every join it had is sent again. The
+front door reports NOT_SERVING meanwhile (`on_lobby`); players are refused
+with UNAVAILABLE only if the lobby stays away for LOBBY_OUTAGE_S."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +38,8 @@ log = logging.getLogger("tablehost.waiting")
 MAX_BATCH = 2_000
 POLL_TIMEOUT_S = 5.0
 _RETRY_AFTER_S = 1.0
+# Waiting players wait this long for a lobby that is away (restarting).
+LOBBY_OUTAGE_S = 30.0
 
 
 @dataclass(eq=False)
@@ -44,13 +54,18 @@ class WaitingRoom:
     """The waiting players of one front door and its two calls to the lobby.
     Made and used on the front door's event loop."""
 
-    def __init__(self, lobby: Any, max_waiting: int, poll_timeout_s: float = POLL_TIMEOUT_S) -> None:
+    def __init__(self, lobby: Any, max_waiting: int, poll_timeout_s: float = POLL_TIMEOUT_S,
+                 on_lobby: Callable[[bool], Awaitable[None]] | None = None) -> None:
         self.door_id = f"door-{uuid.uuid4().hex[:12]}"
         self._lobby = lobby
         self._max_waiting = max_waiting
         self._poll_timeout_s = poll_timeout_s
+        self._on_lobby = on_lobby
         self._waiters: dict[str, Waiter] = {}
-        self._joins: dict[str, dict[str, str]] = {}
+        self._joins: dict[str, dict[str, str]] = {}  # to send
+        self._delivered: dict[str, dict[str, str]] = {}  # sent: the lobby's queues hold them
+        self._incarnation: str | None = None  # the lobby's, as last seen
+        self._lobby_lost_since: float | None = None
         self._leaves: list[str] = []
         self._answers: list[tuple[int, str, bool]] = []
         self._outgoing = asyncio.Event()
@@ -111,6 +126,7 @@ class WaitingRoom:
         if self._waiters.get(waiter.ticket) is not waiter:
             return
         del self._waiters[waiter.ticket]
+        self._delivered.pop(waiter.ticket, None)
         if self._joins.pop(waiter.ticket, None) is None:
             self._leaves.append(waiter.ticket)
             self._outgoing.set()
@@ -131,19 +147,27 @@ class WaitingRoom:
         sent = [waiter for waiter in map(self._waiters.get, tickets) if waiter is not None]
         leaves, self._leaves = self._leaves, []
         answers, self._answers = self._answers, []
-        failed = False
         try:
             reply = await self._lobby.door_exchange.remote(self.door_id, joins, leaves, answers)
         except ray.exceptions.RayError as error:
+            # Nothing is refused for the lobby's sake: the batch goes again
+            # once it answers (answers aside: its proposals time out).
             log.error("the lobby did not take a batch of %d joins: %s", len(joins), error)
-            reply = {"refused": {ticket: (Refusal.UNAVAILABLE.value, "the lobby is unavailable") for ticket in tickets}}
-            failed = True
+            for join in joins:
+                if join["ticket"] in self._waiters:
+                    self._joins.setdefault(join["ticket"], join)
+            self._leaves.extend(leaves)
+            await self._lobby_away()
+            await asyncio.sleep(_RETRY_AFTER_S)
+            return
+        await self._lobby_answered(reply["lobby"])
+        by_ticket = {join["ticket"]: join for join in joins}
         for waiter in sent:
+            if self._waiters.get(waiter.ticket) is waiter:  # not seated or gone meanwhile
+                self._delivered[waiter.ticket] = by_ticket[waiter.ticket]
             waiter.delivered.set()
         for ticket, (refusal, message) in reply["refused"].items():
             self._resolve_refused(ticket, Refusal(refusal), message)
-        if failed:
-            await asyncio.sleep(_RETRY_AFTER_S)
 
     async def _poll_forever(self) -> None:
         while True:
@@ -151,10 +175,39 @@ class WaitingRoom:
                 mail = await self._lobby.door_poll.remote(self.door_id, self._poll_timeout_s)
             except ray.exceptions.RayError as error:
                 log.error("polling the lobby failed: %s", error)
-                self._fail_all(Refusal.UNAVAILABLE, "the lobby is unavailable")
+                await self._lobby_away()
                 await asyncio.sleep(_RETRY_AFTER_S)
                 continue
+            await self._lobby_answered(mail["lobby"])
             self._read_mail(mail)
+
+    async def _lobby_away(self) -> None:
+        """A call to the lobby failed: the front door is NOT_SERVING, and its
+        players are let go only if the lobby stays away too long."""
+        now = time.monotonic()
+        if self._lobby_lost_since is None:
+            self._lobby_lost_since = now
+            if self._on_lobby is not None:
+                await self._on_lobby(False)
+        elif now - self._lobby_lost_since >= LOBBY_OUTAGE_S:
+            self._fail_all(Refusal.UNAVAILABLE, f"the lobby has been unavailable for {LOBBY_OUTAGE_S:.0f} s")
+
+    async def _lobby_answered(self, incarnation: str) -> None:
+        """The lobby answered. If it is a new incarnation (Ray restarted it,
+        its queues empty), every player it had is sent again."""
+        if self._lobby_lost_since is not None:
+            self._lobby_lost_since = None
+            if self._on_lobby is not None:
+                await self._on_lobby(True)
+        if self._incarnation is not None and incarnation != self._incarnation:
+            log.warning("the lobby restarted; sending its %d waiting players again", len(self._delivered))
+            self._answers.clear()  # to the old lobby's proposals
+            for ticket, join in self._delivered.items():
+                self._joins.setdefault(ticket, join)
+            self._delivered.clear()
+            if self._joins:
+                self._outgoing.set()
+        self._incarnation = incarnation
 
     def _read_mail(self, mail: dict[str, Any]) -> None:
         for group_id, ticket in mail["proposals"]:
@@ -163,6 +216,7 @@ class WaitingRoom:
         if self._answers:
             self._outgoing.set()
         for assignment in mail["seated"]:
+            self._delivered.pop(assignment["ticket"], None)
             waiter = self._waiters.pop(assignment["ticket"], None)
             if waiter is not None and not waiter.seated.done():
                 waiter.seated.set_result(assignment)
@@ -170,6 +224,7 @@ class WaitingRoom:
             self._resolve_refused(ticket, Refusal(refusal), message)
 
     def _resolve_refused(self, ticket: str, refusal: Refusal, message: str) -> None:
+        self._delivered.pop(ticket, None)
         waiter = self._waiters.pop(ticket, None)
         if waiter is not None and not waiter.seated.done():
             waiter.seated.set_exception(LobbyRefused(refusal, message))
@@ -178,3 +233,4 @@ class WaitingRoom:
         for ticket in list(self._waiters):
             self._resolve_refused(ticket, refusal, message)
         self._joins.clear()
+        self._delivered.clear()

@@ -8,6 +8,10 @@ table owns an epoch, claiming the table bumps it, and a write with an older
 epoch is refused (`Fenced`), so a room that was only paused cannot append
 after the table resumed elsewhere.
 
+A finished table stays in the store for FINISHED_RETENTION_S (to be
+inspected, `load`) and is then deleted, so the store's size follows the
+tables running, not every game ever played.
+
 Entries and checkpoints are plain data encoded with msgpack."""
 
 from __future__ import annotations
@@ -17,12 +21,20 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 
+FINISHED_RETENTION_S = 3600.0
+
+
 class Fenced(Exception):
     """A newer incarnation of the table owns it: this one may not write."""
 
 
 class StoreError(Exception):
     """The store could not keep what it was given (a disk or server error)."""
+
+
+class TableExists(StoreError):
+    """`create` of a table the store holds already (its first room recorded
+    it and died before the lobby heard back)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +128,15 @@ class TableStore(Protocol):
         """Tables recorded and not finished (what a restarted lobby resumes)."""
         ...
 
+    def header(self, table_id: str) -> dict[str, Any]:
+        """What the table was created with, without claiming it."""
+        ...
+
+    def load(self, table_id: str) -> StoredTable:
+        """Everything held of the table, read without claiming it (what an
+        operator or a test inspects; a finished table's too)."""
+        ...
+
     def forget(self, table_id: str) -> None:
         """This process no longer writes the table: let go of what it holds open."""
         ...
@@ -124,12 +145,12 @@ class TableStore(Protocol):
         ...
 
 
-def open_store(url: str) -> TableStore:
+def open_store(url: str, finished_retention_s: float = FINISHED_RETENTION_S) -> TableStore:
     """`local:/path/to/dir` (or a bare path) or `redis://host:port/db`."""
     if url.startswith(("redis://", "rediss://", "unix://")):
         from tablehost.actors.store.redis_store import RedisStore
 
-        return RedisStore(url)
+        return RedisStore(url, finished_retention_s)
     from tablehost.actors.store.local import LocalStore
 
-    return LocalStore(url.removeprefix("local:"))
+    return LocalStore(url.removeprefix("local:"), finished_retention_s)

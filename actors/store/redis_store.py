@@ -9,10 +9,13 @@ Keys of one table (the {table_id} hash tag keeps them in one slot):
     th:{id}:checkpoint  the last checkpoint
     th:tables           the set of tables not finished
 
+A finished table's keys expire after the retention (actors/store/__init__.py).
+
 Every append runs one Lua script that checks the epoch (the fencing token)
 and that the entries continue the journal exactly (seq + 1, + 2, ...) before
 it writes anything, so a stale incarnation of a room cannot append and a
-duplicate or forked append is refused whole. A checkpoint is written by the
+forked or overlapping append is refused whole. The same batch sent again (a
+retry after its reply was lost) is taken once. A checkpoint is written by the
 same script, which trims the journal up to it: the two never disagree. One
 group commit is one round trip: a pipeline of one script call per table.
 
@@ -27,7 +30,7 @@ from typing import Any
 import msgpack
 import redis
 
-from tablehost.actors.store import Appends, Checkpoint, Fenced, JournalEntry, StoredTable, StoreError
+from tablehost.actors.store import FINISHED_RETENTION_S, Appends, Checkpoint, Fenced, JournalEntry, StoredTable, StoreError, TableExists
 
 _TABLES = "th:tables"
 
@@ -41,6 +44,9 @@ end
 local first = tonumber(ARGV[2])
 local n = tonumber(ARGV[3])
 local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+if n > 0 and first + n - 1 == last then
+  return n  -- a retry of a batch already taken (its reply was lost): taken once
+end
 if n > 0 and first ~= last + 1 then
   return redis.error_reply('GAP the journal is at seq ' .. last .. '; these entries start at ' .. first)
 end
@@ -58,10 +64,27 @@ end
 return n
 """
 
-# KEYS: epoch, the set of tables not finished. ARGV: epoch, table id.
+# KEYS: header, epoch, seq, the set of tables not finished. ARGV: header, table id.
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return redis.error_reply('EXISTS the table exists already')
+end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[2], 1)
+redis.call('SET', KEYS[3], 0)
+redis.call('SADD', KEYS[4], ARGV[2])
+return 1
+"""
+
+# KEYS: epoch, the set of tables not finished, then the table's other keys.
+# ARGV: epoch, table id, seconds a finished table is kept.
 _FINISH = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('SREM', KEYS[2], ARGV[2])
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+  for i = 3, #KEYS do
+    redis.call('EXPIRE', KEYS[i], ARGV[3])
+  end
   return 1
 end
 return 0
@@ -81,24 +104,24 @@ def _unpack(data: bytes) -> Any:
 
 
 class RedisStore:
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, finished_retention_s: float = FINISHED_RETENTION_S) -> None:
         self.url = url
+        self.finished_retention_s = finished_retention_s
         self._redis = redis.Redis.from_url(url)
+        self._create = self._redis.register_script(_CREATE)
         self._append = self._redis.register_script(_APPEND)
         self._finish = self._redis.register_script(_FINISH)
 
     def create(self, table_id: str, header: dict[str, Any]) -> int:
+        keys = [_key(table_id, "header"), _key(table_id, "epoch"), _key(table_id, "seq"), _TABLES]
         try:
-            with self._redis.pipeline(transaction=True) as pipe:
-                pipe.set(_key(table_id, "header"), _pack(header), nx=True)
-                pipe.set(_key(table_id, "epoch"), 1)
-                pipe.set(_key(table_id, "seq"), 0)
-                pipe.sadd(_TABLES, table_id)
-                created, *_ = pipe.execute()
+            self._create(keys=keys, args=[_pack(header), table_id])
+        except redis.ResponseError as error:
+            if str(error).startswith("EXISTS"):
+                raise TableExists(f"table {table_id} exists already in {self.url}") from None
+            raise StoreError(f"redis: {error}") from error
         except redis.RedisError as error:
             raise StoreError(f"redis: {error}") from error
-        if not created:
-            raise StoreError(f"table {table_id} exists already")
         return 1
 
     def append(self, batch: Mapping[str, Appends]) -> dict[str, Exception]:
@@ -127,11 +150,18 @@ class RedisStore:
         return failed
 
     def claim(self, table_id: str) -> StoredTable:
+        return self._read(table_id, claim=True)
+
+    def load(self, table_id: str) -> StoredTable:
+        return self._read(table_id, claim=False)
+
+    def _read(self, table_id: str, claim: bool) -> StoredTable:
         try:
             header = self._redis.get(_key(table_id, "header"))
             if header is None:
                 raise StoreError(f"no table {table_id} in {self.url}")
-            epoch = int(self._redis.incr(_key(table_id, "epoch")))
+            epoch_key = _key(table_id, "epoch")
+            epoch = int(self._redis.incr(epoch_key) if claim else self._redis.get(epoch_key))
             raw_checkpoint = self._redis.get(_key(table_id, "checkpoint"))
             checkpoint = Checkpoint.from_plain(_unpack(raw_checkpoint)) if raw_checkpoint is not None else None
             after = checkpoint.seq if checkpoint is not None else 0
@@ -145,7 +175,9 @@ class RedisStore:
 
     def finish(self, table_id: str, epoch: int, outcome: str) -> None:
         try:
-            self._finish(keys=[_key(table_id, "epoch"), _TABLES], args=[epoch, table_id])
+            others = [_key(table_id, part) for part in ("header", "seq", "journal", "checkpoint")]
+            self._finish(keys=[_key(table_id, "epoch"), _TABLES, *others],
+                         args=[epoch, table_id, max(1, int(self.finished_retention_s))])
         except redis.RedisError as error:
             raise StoreError(f"redis: {error}") from error
 
@@ -154,6 +186,15 @@ class RedisStore:
             return sorted(member.decode() for member in self._redis.smembers(_TABLES))
         except redis.RedisError as error:
             raise StoreError(f"redis: {error}") from error
+
+    def header(self, table_id: str) -> dict[str, Any]:
+        try:
+            header = self._redis.get(_key(table_id, "header"))
+        except redis.RedisError as error:
+            raise StoreError(f"redis: {error}") from error
+        if header is None:
+            raise StoreError(f"no table {table_id} in {self.url}")
+        return _unpack(header)
 
     def forget(self, table_id: str) -> None:
         """Nothing is kept open per table."""

@@ -5,7 +5,11 @@ hold (a table's state hash, a queue's length)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import signal
+
+import psutil
 
 from tablehost.clients.sdk import LobbyClient, TableSession
 
@@ -72,3 +76,46 @@ def waiting_in_queue(host, game: str = "bigtwo", variant: str = "") -> int:
         if queue["game"] == game and queue["variant"] == variant:
             return queue["waiting"]
     return 0
+
+
+def lobby_status(host) -> dict:
+    return host.lobby("status")
+
+
+def rooms_by_id(host) -> dict[str, dict]:
+    return {room["room_id"]: room for node in lobby_status(host)["nodes"] for room in node["rooms"]}
+
+
+def room_of(host, table_id: str) -> str:
+    return host.lobby("table_record", table_id)["room_id"]
+
+
+async def wait_for_quiet_lobby(host) -> None:
+    """Earlier tests' tables have closed (they linger briefly after a game)."""
+    try:
+        await wait_until(lambda: lobby_status(host)["tables"] == 0, timeout=60)
+    except TimeoutError:
+        raise TimeoutError(f"tables still open after 60 s: {lobby_status(host)}") from None
+
+
+def kill(pid: int) -> None:
+    """SIGKILL, as a crash or the OOM killer would: nothing runs on the way out."""
+    os.kill(pid, signal.SIGKILL)
+
+
+def sockets_beyond_loopback(root: psutil.Process) -> tuple[int, list[tuple[str, str, object]]]:
+    """How many processes `root` and its descendants are, and every socket of
+    theirs (listening or connected) with an end not on 127.0.0.1."""
+    processes = [root] + root.children(recursive=True)
+    outside = []
+    for process in processes:
+        try:
+            connections = process.net_connections(kind="inet")
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        for connection in connections:
+            addresses = [connection.laddr] + ([connection.raddr] if connection.raddr else [])
+            for address in addresses:
+                if address and address.ip not in ("127.0.0.1", "::1", "::ffff:127.0.0.1"):
+                    outside.append((process.name(), connection.status, address))
+    return len(processes), outside

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 import ray
+from support import sockets_beyond_loopback
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -150,9 +154,15 @@ def test_status_of_a_host_that_is_not_there_fails_with_its_reason() -> None:
 def test_one_table_per_room_gives_each_table_a_process_of_its_own_and_idle_rooms_are_released() -> None:
     """The isolation setting, on a host with an embedded Ray of its own: three
     tables at once need three rooms beside the reserve; once the games are over,
-    the rooms beyond one per CPU and the reserve of two free slots are released."""
+    the rooms beyond one per CPU and the reserve of two free slots are released.
+    Started as a user would, without the loopback setting in its environment:
+    the command keeps its Ray's every socket on 127.0.0.1 itself. Its tables
+    are kept in a store folder of its own, deleted when it stops."""
+    temporary = Path(tempfile.mkdtemp(prefix="th-"))  # short: Ray's socket paths live under it too
+    environment = {name: value for name, value in os.environ.items() if name != "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"}
+    environment["TMPDIR"] = str(temporary)
     serve = subprocess.Popen(TABLEHOST + ["serve", "--port", "0", "--tables-per-room", "1", "--idle-release", "1"],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=environment)
 
     def status(target: str) -> dict:
         return json.loads(subprocess.run(TABLEHOST + ["status", "--target", target, "--json"],
@@ -162,6 +172,8 @@ def test_one_table_per_room_gives_each_table_a_process_of_its_own_and_idle_rooms
         target = wait_for_line(serve, "listening on ", 90).removeprefix("listening on ")
         bots = subprocess.run(TABLEHOST + ["bots", "--target", target, "--tables", "3", "--json"],
                               capture_output=True, text=True, timeout=120)
+        processes, outside = sockets_beyond_loopback(psutil.Process(serve.pid))
+        stores_while_serving = list((temporary / "tablehost").iterdir())
         after_games = status(target)
         deadline = time.monotonic() + 60
         while (settled := status(target))["rooms"] > 2 and time.monotonic() < deadline:
@@ -172,6 +184,9 @@ def test_one_table_per_room_gives_each_table_a_process_of_its_own_and_idle_rooms
         if serve.poll() is None:
             serve.kill()
     assert json.loads(bots.stdout.strip().splitlines()[-1])["games_completed"] == 3
+    assert processes > 3 and not outside, outside
+    assert len(stores_while_serving) == 1 and not list((temporary / "tablehost").iterdir())
+    shutil.rmtree(temporary, ignore_errors=True)
     rooms = [room for node in after_games["nodes"] for room in node["rooms"]]
     # Three tables played at once, one per room: at least three room processes.
     assert all(room["capacity"] == 1 for room in rooms)

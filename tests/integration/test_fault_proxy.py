@@ -227,10 +227,12 @@ async def close_table(table: TableRun) -> None:
 async def restart(seat: Seat, error: Exception) -> None:
     """The player gives up on its stream and opens a new one with its last seq."""
     current = seat.proxy.latest
-    if isinstance(error, SessionDisconnected):
-        why = "the SDK gave up"  # a new stream ended too before any message came
-    elif current is not None and current.blackholed:
+    if current is not None and current.blackholed:
+        # (Also when the SDK had given up meanwhile: the room may end a silent
+        # stream first, and the new one meets the blackholed seat's table stalled.)
         why = "noticed its blackhole"
+    elif isinstance(error, SessionDisconnected):
+        why = "the SDK gave up"  # a new stream ended too before any message came
     else:
         why = "its table stalled"  # waiting on another seat's blackhole
     seat.restarts[why] += 1
@@ -373,25 +375,17 @@ def test_games_resume_through_hundreds_of_forced_disconnects_without_gaps_or_dup
     figures = summarize(tables, elapsed)
     print("fault proxy figures:", json.dumps(figures))
     assert figures["forced_disconnects"] >= MIN_FORCED_DISCONNECTS, figures
-    assert figures["player_restarts"].get("noticed its blackhole", 0) == figures["forced"].get("blackhole", 0), figures
-    early_game_overs = [finding for table, table_results in zip(tables, results)
-                        for finding in check_table(table, table_results)]
-    if early_game_overs:
-        # Everything else held. Reported with file and line; the xfail shows
-        # in the summary (-ra) until the room queues GameOver only once the
-        # last command is published.
-        pytest.xfail(f"{EARLY_GAME_OVER}: {early_game_overs}")
+    # Blackholes happened and were noticed (a blackholed seat is the one asked to act:
+    # its game finishes, checked below, only once the seat is back). Most are
+    # noticed by the player's timeout; a room may end a silent stream first.
+    assert figures["player_restarts"].get("noticed its blackhole", 0) > 0, figures
+    assert figures["forced"].get("blackhole", 0) >= figures["player_restarts"]["noticed its blackhole"], figures
+    for table, table_results in zip(tables, results):
+        check_table(table, table_results)
 
 
-EARLY_GAME_OVER = (
-    "known bug, actors/table.py Table.subscribe: a stream that says hello while the game's last command is "
-    "applied but not yet durable gets GameOver{seq: last - 1} before the last delta"
-)
-
-
-def check_table(table: TableRun, results: list[GameResult]) -> list[str]:
-    """Assert every property; return the clients that got GameOver before
-    the game's last delta (EARLY_GAME_OVER), the one failure tolerated."""
+def check_table(table: TableRun, results: list[GameResult]) -> None:
+    """Assert every property of one table's game."""
     tid = table.table_id
     assert table.log is not None and table.status is not None, f"table {tid} closed before its log was read"
     commands = [Command.from_plain(plain) for plain in table.log["commands"]]
@@ -402,8 +396,9 @@ def check_table(table: TableRun, results: list[GameResult]) -> list[str]:
     assert len({(tuple(r.scores), r.winner) for r in results}) == 1
     assert table.spectator.result is not None and table.spectator.result.scores == results[0].scores
     # GameOver comes after the game's last delta, naming its seq.
-    early = [f"table {tid} seat {seat.session.seat}: GameOver at seq {result.seq}, last delta {final_seq}"
-             for seat, result in zip(table.seats, results) if result.seq != final_seq]
+    # (A stream saying hello while the last command was in flight once got
+    # GameOver before that command's delta: GameOver waits for it now.)
+    assert [result.seq for result in results] == [final_seq] * len(results), (tid, final_seq, results)
     assert table.spectator.result.seq == final_seq
 
     # 0 gaps: every client's deltas applied each on the seq it expected, from
@@ -452,17 +447,14 @@ def check_table(table: TableRun, results: list[GameResult]) -> list[str]:
 
     # The final state each client holds is the server's: the log replayed
     # gives the room's state hash, and each viewer's view of it the client's.
-    # (A client told early that the game was over may have stopped one delta
-    # short; what it holds must still be the server's view at its seq.)
     assert replay(BIG_TWO, table.log["header"], commands).state_hash() == table.status["state_hash"]
     for name, _, session in clients:
-        assert session.seq == final_seq or (early and session.seq == final_seq - 1), f"table {tid} {name}: {session.seq}"
+        assert session.seq == final_seq, f"table {tid} {name}: {session.seq}"
         at_its_seq = replay(BIG_TWO, table.log["header"], commands[: session.seq])
         viewer = None if session.seat == SPECTATOR else session.seat
         assert view_hash(session.view) == encode_view(at_its_seq.view(viewer)).hash, (
             f"table {tid} {name} holds another view than the server's at seq {session.seq}"
         )
-    return early
 
 
 # -- what the clients saw ------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 from conftest import run
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
-from support import close_all, seat_table
+from support import close_all, seat_table, sockets_beyond_loopback
 
 pytestmark = pytest.mark.integration
 
@@ -59,19 +59,8 @@ def test_reflection_describes_the_lobby_service(host) -> None:
 def test_every_socket_of_the_host_is_on_loopback(host) -> None:
     """Ray, the lobby, every room and the front door: listening and
     connected sockets of this process tree are all 127.0.0.1."""
-    processes = [psutil.Process()] + psutil.Process().children(recursive=True)
-    outside = []
-    for process in processes:
-        try:
-            connections = process.net_connections(kind="inet")
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            continue
-        for connection in connections:
-            addresses = [connection.laddr] + ([connection.raddr] if connection.raddr else [])
-            for address in addresses:
-                if address and address.ip not in ("127.0.0.1", "::1", "::ffff:127.0.0.1"):
-                    outside.append((process.name(), connection.status, address))
-    assert len(processes) > 3  # gcs, raylet, workers: Ray really runs here
+    processes, outside = sockets_beyond_loopback(psutil.Process())
+    assert processes > 3  # gcs, raylet, workers: Ray really runs here
     assert not outside, outside
 
 
@@ -79,3 +68,18 @@ def test_the_front_door_describes_the_table_service_that_rooms_serve(host) -> No
     services, table = describe(host.target, "tablehost.v1.Table")
     assert "tablehost.v1.Table" in services
     assert table.service[0].method[0].name == "Play"
+
+
+def test_every_process_of_the_local_ray_rotates_its_logs(host) -> None:
+    """Ray rotates a worker's output only when told to: the lobby's and every
+    room's processes have the rotation settings, so no client can fill the disk
+    through the host's logs."""
+    from tablehost.host.server import LOG_ROTATION
+
+    status = host.lobby("status")
+    pids = [status["pid"]] + [room["pid"] for node in status["nodes"] for room in node["rooms"]]
+    environments = [psutil.Process(pid).environ() for pid in pids]
+    assert len(pids) >= 2
+    assert all(int(env.get("RAY_ROTATION_MAX_BYTES", 0)) > 0 and int(env.get("RAY_ROTATION_BACKUP_COUNT", 0)) > 0
+               for env in environments)
+    assert int(LOG_ROTATION["RAY_ROTATION_MAX_BYTES"]) * (1 + int(LOG_ROTATION["RAY_ROTATION_BACKUP_COUNT"])) <= 2**30

@@ -6,38 +6,20 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import os
-import signal
 from collections import Counter
 
 import grpc
 import msgpack
 import pytest
 from conftest import run
-from support import close_all, play_randomly, seat_table, wait_until
+from support import (close_all, kill, lobby_status, play_randomly, room_of, rooms_by_id, seat_table,
+                     wait_for_quiet_lobby, wait_until)
 from test_rejections import commit, hello, raw_exchange
 
 from tablehost.clients.sdk import LobbyClient, LobbyError, TableSession
 from tablehost.v1 import admin_pb2, admin_pb2_grpc, lobby_pb2, table_pb2, table_pb2_grpc
 
 pytestmark = pytest.mark.integration
-
-
-def lobby_status(host) -> dict:
-    return host.lobby("status")
-
-
-def rooms_by_id(host) -> dict[str, dict]:
-    return {room["room_id"]: room for node in lobby_status(host)["nodes"] for room in node["rooms"]}
-
-
-def room_of(host, table_id: str) -> str:
-    return host.lobby("table_record", table_id)["room_id"]
-
-
-async def wait_for_quiet_lobby(host) -> None:
-    """Earlier tests' tables have closed (they linger briefly after a game)."""
-    await wait_until(lambda: lobby_status(host)["tables"] == 0, timeout=60)
 
 
 @pytest.mark.slow
@@ -287,51 +269,12 @@ def test_a_player_whose_front_door_declines_is_replaced_from_the_queue(host) -> 
     assert len({a["table_id"] for a in seated}) == 1 and sorted(a["seat"] for a in seated) == [0, 1, 2, 3]
 
 
-def _kill(pid: int) -> None:
-    os.kill(pid, signal.SIGKILL)
-
-
-def test_a_killed_rooms_tables_resume_in_another_room_and_play_on_with_nothing_lost(host) -> None:
-    """SIGKILL of a room mid-game: the lobby notices, its tables resume in
-    another room from the store, LookupTable names the new room, and the
-    players' sessions reconnect there and finish the game: no change a
-    player saw is lost (seqs never go back, every hash verifies)."""
-
-    async def scenario():
-        await wait_for_quiet_lobby(host)
-        lobbies, sessions = await seat_table(host.target)
-        table_id = sessions[0].table_id
-        room_id = room_of(host, table_id)
-        try:
-            for step in range(12):  # some moves before the kill, every player up to date after each
-                await wait_until(lambda: all(s.seq == step for s in sessions), timeout=10)
-                seat = sessions[0].view["to_act"]
-                view = await sessions[seat].wait_for_request(timeout=10)
-                assert (await sessions[seat].commit(view["request"]["legal_actions"][0])).accepted
-            seen_before_kill = [s.seq for s in sessions]
-            _kill(rooms_by_id(host)[room_id]["pid"])
-            await wait_until(lambda: room_id not in rooms_by_id(host), timeout=30)
-            await wait_until(lambda: room_of(host, table_id) != room_id, timeout=30)
-            endpoint = await lobbies[0].lookup_table(table_id)
-            moves = await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
-            return room_id, table_id, endpoint, seen_before_kill, moves, sessions
-        finally:
-            await close_all(lobbies, sessions)
-
-    room_id, table_id, endpoint, seen_before_kill, moves, sessions = run(scenario())
-    assert endpoint == rooms_by_id(host)[room_of(host, table_id)]["endpoint"] and room_of(host, table_id) != room_id
-    assert all(s.result is not None and s.desyncs == 0 and s.gaps == 0 for s in sessions)
-    assert all(s.reconnects >= 1 for s in sessions)
-    assert all(s.result.seq >= before for s, before in zip(sessions, seen_before_kill))
-    assert len({s.result.seq for s in sessions}) == 1 and sum(moves) + 12 == sessions[0].result.seq
-
-
 def test_a_killed_empty_room_is_replaced_without_failing_a_table(host) -> None:
     async def scenario():
         await wait_for_quiet_lobby(host)
         rooms = rooms_by_id(host)
         victim = min(rooms.values(), key=lambda r: r["room_id"])
-        _kill(victim["pid"])
+        kill(victim["pid"])
         # Straight away, before the lobby may have noticed: no table fails.
         seated = [await seat_table(host.target) for _ in range(len(rooms))]
         try:

@@ -3,6 +3,7 @@
 import argparse
 
 import pytest
+import trustme
 
 from tablehost.host.config import HostConfig
 
@@ -28,15 +29,11 @@ def test_turn_timeouts_come_per_game_from_flags_over_the_environment(monkeypatch
 def test_environment_sets_what_flags_leave_alone(monkeypatch) -> None:
     monkeypatch.setenv("TABLEHOST_PORT", "6000")
     monkeypatch.setenv("TABLEHOST_ROOM_PORTS", "40000-40010")
-    monkeypatch.setenv("TABLEHOST_TOKEN_SECRET", "shared")
+    monkeypatch.setenv("TABLEHOST_TOKEN_SECRET", "shared-" + "s" * 25)
     config = parse([])
     room = config.lobby_config().room
-    assert (config.port, room.port_min, room.port_max, room.token_secret) == (6000, 40000, 40010, b"shared")
+    assert (config.port, room.port_min, room.port_max, room.token_secret) == (6000, 40000, 40010, b"shared-" + b"s" * 25)
     assert parse(["--port", "7000"]).port == 7000
-
-
-def test_joining_a_cluster_makes_the_lobby_detached() -> None:
-    assert parse(["--address", "10.0.0.1:6379"]).lobby_config().detached is True
 
 
 @pytest.mark.parametrize("bad", [["--turn-timeout", "bigtwo"], ["--turn-timeout", "bigtwo=-5"]])
@@ -76,3 +73,79 @@ def test_game_modules_are_imported_from_the_folder_the_host_was_started_in(tmp_p
     config = parse(["--game-module", "my_games.cards:RULES"])
     assert config.game_path == (str(tmp_path),)
     assert config.lobby_config().room.game_path == (str(tmp_path),)
+
+
+def test_a_token_secret_shorter_than_32_bytes_refuses_to_start(monkeypatch) -> None:
+    monkeypatch.setenv("TABLEHOST_TOKEN_SECRET", "s" * 31)
+    with pytest.raises(SystemExit, match="TABLEHOST_TOKEN_SECRET is 31 bytes; it must be at least 32"):
+        parse([])
+    with pytest.raises(ValueError, match="at least 32"):
+        HostConfig(token_secret=b"short")
+
+
+def test_the_hello_timeout_comes_from_the_flag_or_the_environment_and_reaches_the_rooms(monkeypatch) -> None:
+    assert parse([]).lobby_config().room.hello_timeout_s == 5.0
+    monkeypatch.setenv("TABLEHOST_HELLO_TIMEOUT_S", "2.5")
+    assert parse([]).lobby_config().room.hello_timeout_s == 2.5
+    assert parse(["--hello-timeout", "0.5"]).lobby_config().room.hello_timeout_s == 0.5
+    with pytest.raises(SystemExit, match="--hello-timeout"):
+        parse(["--hello-timeout", "0"])
+
+
+def test_the_run_id_the_host_makes_reaches_the_lobby_and_its_rooms() -> None:
+    lobby = parse([]).lobby_config("0123456789abcdef")
+    assert lobby.room.run_id == "0123456789abcdef"
+
+
+def test_tls_files_are_read_as_pem_bytes_for_every_node(tmp_path, monkeypatch) -> None:
+    authority = trustme.CA()
+    served = authority.issue_cert("127.0.0.1")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    served.private_key_pem.write_to_path(str(key))
+    served.cert_chain_pems[0].write_to_path(str(cert))
+    room = parse(["--tls-cert", str(cert), "--tls-key", str(key)]).lobby_config().room
+    assert room.tls_cert_pem == cert.read_bytes() and room.tls_key_pem == key.read_bytes()
+    assert b"PRIVATE KEY" not in repr(room).encode()
+    monkeypatch.setenv("TABLEHOST_TLS_CERT", str(cert))
+    monkeypatch.setenv("TABLEHOST_TLS_KEY", str(key))
+    assert parse([]).tls_cert_pem == cert.read_bytes()
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--tls-cert", "cert.pem"], "both --tls-cert and --tls-key"),
+    (["--tls-cert", "missing.pem", "--tls-key", "missing.key"], "cannot use --tls-cert"),
+])
+def test_tls_flags_that_cannot_work_stop_the_host_at_its_start(flags, message, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit, match=message):
+        parse(flags)
+
+
+def test_a_certificate_that_does_not_match_its_key_stops_the_host(tmp_path) -> None:
+    authority = trustme.CA()
+    first, second = authority.issue_cert("127.0.0.1"), authority.issue_cert("127.0.0.1")
+    first.cert_chain_pems[0].write_to_path(str(tmp_path / "cert.pem"))
+    second.private_key_pem.write_to_path(str(tmp_path / "key.pem"))
+    with pytest.raises(SystemExit, match="cannot use --tls-cert"):
+        parse(["--tls-cert", str(tmp_path / "cert.pem"), "--tls-key", str(tmp_path / "key.pem")])
+
+
+def test_an_embedded_host_keeps_its_tables_in_a_folder_of_its_own_run_unless_told() -> None:
+    default = parse([])
+    assert default.store.startswith("local:") and default.store_is_temporary
+    assert parse([]).store != default.store  # a new folder per run
+    told = parse(["--store", "local:/srv/tables"])
+    assert told.store == "local:/srv/tables" and not told.store_is_temporary
+    assert parse(["--store", "none"]).store is None
+    on_a_cluster = parse(["--address", "10.0.0.1:6379"])
+    assert on_a_cluster.store is None and not on_a_cluster.store_is_temporary
+
+
+def test_the_tools_refuse_a_tls_ca_file_they_cannot_use(tmp_path) -> None:
+    from tablehost.host.cli import main
+
+    with pytest.raises(SystemExit, match="cannot read --tls-ca"):
+        main(["status", "--target", "127.0.0.1:1", "--tls-ca", str(tmp_path / "missing.pem")])
+    (tmp_path / "empty.pem").write_text("no certificate here")
+    with pytest.raises(SystemExit, match="holds no PEM certificate"):
+        main(["status", "--target", "127.0.0.1:1", "--tls-ca", str(tmp_path / "empty.pem")])

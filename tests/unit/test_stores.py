@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablehost.actors.store import Appends, Checkpoint, Fenced, JournalEntry, StoreError, TableStore
+from tablehost.actors.store import Appends, Checkpoint, Fenced, JournalEntry, StoreError, TableExists, TableStore
 from tablehost.actors.store.local import LocalStore, frame, read_frames
 from tablehost.actors.store.redis_store import RedisStore
 
@@ -73,6 +73,26 @@ def test_a_gap_or_a_repeat_is_refused_whole(store: TableStore) -> None:
     assert store.claim(table_id).entries == entries(1, 2)
 
 
+def test_a_batch_sent_again_after_its_reply_was_lost_is_taken_once(store: TableStore) -> None:
+    table_id = new_table(store)
+    assert store.append({table_id: Appends(1, entries(1, 3))}) == {}
+    assert store.append({table_id: Appends(1, entries(1, 3))}) == {}  # the journal's retry
+    assert store.append({table_id: Appends(1, entries(4, 4))}) == {}
+    assert store.claim(table_id).entries == entries(1, 4)
+
+
+def test_a_load_reads_everything_without_fencing_the_writer(store: TableStore) -> None:
+    table_id = new_table(store)
+    checkpoint = Checkpoint(2, {"n": 2}, {"0:a2": 2})
+    store.append({table_id: Appends(1, entries(1, 2), checkpoint)})
+    store.append({table_id: Appends(1, entries(3, 3))})
+    loaded = store.load(table_id)
+    assert (loaded.epoch, loaded.checkpoint, loaded.entries) == (1, checkpoint, entries(3, 3))
+    assert store.append({table_id: Appends(1, entries(4, 4))}) == {}
+    store.finish(table_id, 1, "finished")
+    assert store.load(table_id).seq == 4
+
+
 def test_a_checkpoint_trims_the_journal_before_it(store: TableStore) -> None:
     table_id = new_table(store)
     checkpoint = Checkpoint(4, {"zones": {}, "rng": 9}, {"1:a1": 1, "0:a4": 4})
@@ -100,10 +120,31 @@ def test_a_finished_table_is_not_listed_for_resuming_and_an_older_epoch_cannot_f
     assert table_id not in store.unfinished()
 
 
-def test_a_table_id_cannot_be_created_twice(store: TableStore) -> None:
+def test_a_tables_header_is_read_back_without_claiming_it(store: TableStore) -> None:
     table_id = new_table(store)
-    with pytest.raises((StoreError, FileExistsError)):
+    assert store.header(table_id) == {**HEADER, "table_id": table_id}
+    assert store.append({table_id: Appends(1, entries(1, 1))}) == {}  # still epoch 1: not claimed
+    with pytest.raises(StoreError, match="no table"):
+        store.header("never-created")
+
+
+def test_a_table_id_cannot_be_created_twice_and_the_first_stays_fenced(store: TableStore) -> None:
+    table_id = new_table(store)
+    store.append({table_id: Appends(1, entries(1, 1))})
+    assert store.claim(table_id).epoch == 2
+    with pytest.raises(TableExists):
         store.create(table_id, HEADER)
+    assert isinstance(store.append({table_id: Appends(1, entries(2, 2))})[table_id], Fenced)
+    assert store.header(table_id)["table_id"] == table_id and store.claim(table_id).entries == entries(1, 1)
+
+
+def test_a_local_create_a_crash_cut_short_is_finished_by_the_next(tmp_path: Path) -> None:
+    store = LocalStore(str(tmp_path))
+    (tmp_path / "cut-short").mkdir()
+    (tmp_path / "cut-short" / "epoch").write_bytes(b"1")
+    assert store.create("cut-short", HEADER) == 1
+    assert store.claim("cut-short").header == HEADER
+    store.close()
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -153,3 +194,28 @@ def test_a_torn_record_at_the_end_of_the_journal_is_cut_off_when_the_table_is_cl
     assert store.append({table_id: Appends(2, entries(4, 4))}) == {}
     assert store.claim(table_id).entries == entries(1, 4)
     store.close()
+
+
+def test_a_finished_local_table_is_deleted_after_the_retention_and_running_ones_never(tmp_path: Path) -> None:
+    store = LocalStore(str(tmp_path), finished_retention_s=0.0)
+    running, finished = new_table(store), new_table(store)
+    store.append({running: Appends(1, entries(1, 2))})
+    store.finish(finished, 1, "finished")
+    assert not (tmp_path / finished).exists()
+    assert store.claim(running).entries == entries(1, 2)
+    store.close()
+
+
+def test_a_finished_redis_tables_keys_expire_after_the_retention(redis_server) -> None:
+    import redis
+
+    store = RedisStore(redis_server.url, finished_retention_s=120)
+    table_id = new_table(store)
+    store.append({table_id: Appends(1, entries(1, 3), Checkpoint(2, {"n": 2}, {}))})
+    client = redis.Redis.from_url(redis_server.url)
+    keys = [f"th:{{{table_id}}}:{part}" for part in ("header", "epoch", "seq", "journal", "checkpoint")]
+    assert all(client.ttl(key) == -1 for key in keys)  # no expiry while it runs
+    store.finish(table_id, 1, "finished")
+    assert all(0 < client.ttl(key) <= 120 for key in keys)
+    store.close()
+    client.close()
