@@ -52,6 +52,9 @@ class RoomConfig:
     run_id: str = ""
     # A table stream that has not said hello this long after opening is closed.
     hello_timeout_s: float = 5.0
+    # Streams a room holds open waiting for their hello; past it, the one
+    # that has waited longest is closed (a client says hello at once).
+    max_streams_awaiting_hello: int = 512
     # Spectator streams one table serves at once (each seat has one stream).
     max_spectators_per_table: int = 64
     # PEM certificate chain and private key the room's table server presents;

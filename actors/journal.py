@@ -19,10 +19,11 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
+from collections.abc import Callable
+from typing import Protocol, TypeVar
 
 from tablehost.actors import crash_points
-from tablehost.actors.store import Appends, Checkpoint, Fenced, JournalEntry, TableStore
+from tablehost.actors.store import Appends, Checkpoint, Fenced, JournalEntry, StoreUnavailable, TableStore
 
 log = logging.getLogger("tablehost.journal")
 
@@ -31,6 +32,27 @@ log = logging.getLogger("tablehost.journal")
 STORE_OUTAGE_S = 30.0
 _FIRST_RETRY_S = 0.05
 _LAST_RETRY_S = 1.0
+
+
+T = TypeVar("T")
+
+
+async def through_outage(call: Callable[..., T], *args: object) -> T:
+    """`call(*args)` in a worker thread, tried again with the journal's
+    backoff while the store is unreachable, for up to STORE_OUTAGE_S: a table
+    created or resumed while Redis restarts waits for it, as commands do,
+    instead of failing its players."""
+    loop = asyncio.get_running_loop()
+    give_up_at = loop.time() + STORE_OUTAGE_S
+    backoff = _FIRST_RETRY_S
+    while True:
+        try:
+            return await asyncio.to_thread(call, *args)
+        except StoreUnavailable:
+            if loop.time() + backoff > give_up_at:
+                raise
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, _LAST_RETRY_S)
 
 
 class Journaled(Protocol):

@@ -126,6 +126,10 @@ class LobbyActor:
         self._awaiting_resume: deque[str] = deque()
         self._room_counter = 0
         self._table_counter = 0
+        # A restarted lobby counts tables from 1 again: its ids carry a tag of
+        # its incarnation, so none can name a table an earlier incarnation
+        # dealt (still running, or finished and kept in the store).
+        self._id_tag = f"{self.incarnation[:8]}." if restarted else ""
         self._no_room_starts_until = 0.0
         self._nodes_refreshed = 0.0
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -357,7 +361,8 @@ class LobbyActor:
         # The run keeps a restarted host (same seed, same secret) from dealing
         # an id an old seat token names.
         run = self.config.room.run_id
-        table_id = f"{game}-{run + '-' if run else ''}{self._table_counter}-{self.rng.next_u64() & 0xFFFFFF:06x}"
+        table_id = (f"{game}-{run + '-' if run else ''}{self._id_tag}{self._table_counter}"
+                    f"-{self.rng.next_u64() & 0xFFFFFF:06x}")
         return PendingTable(table_id, self.rng.next_u64(), group)
 
     # -- placing tables in rooms ---------------------------------------------------------

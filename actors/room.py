@@ -31,7 +31,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from tablehost.actors import crash_points
 from tablehost.actors.config import RoomConfig
-from tablehost.actors.journal import Journal
+from tablehost.actors.journal import Journal, through_outage
 from tablehost.actors.process_tuning import tune_garbage_collection
 from tablehost.actors.server_options import bind_port, server_credentials, server_options
 from tablehost.actors.store import TableExists, TableStore, open_store
@@ -205,7 +205,7 @@ class RoomActor:
         if self.store is not None:
             opened = [answer for answer in answers if "record" in answer]
             recorded = await asyncio.gather(
-                *(asyncio.to_thread(self.store.create, a["table_id"], self._header(a["table_id"])) for a in opened),
+                *(through_outage(self.store.create, a["table_id"], self._header(a["table_id"])) for a in opened),
                 return_exceptions=True,
             )
             for answer, outcome in zip(opened, recorded):
@@ -242,7 +242,7 @@ class RoomActor:
 
     async def _resume_one(self, table_id: str) -> dict[str, Any]:
         try:
-            stored = await asyncio.to_thread(self.store.claim, table_id)
+            stored = await through_outage(self.store.claim, table_id)
             rules = self.catalog.rules(stored.header["match"]["game"])
             table = Table.resumed(stored, rules, journal=self.journal, owner=self,
                                   rate=self.config.commit_rate, burst=self.config.commit_burst)

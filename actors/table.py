@@ -91,7 +91,8 @@ class TokenBucket:
 class Subscriber:
     """One open stream: a seat's player, or a spectator (seat -1). Commits
     and other messages (acks) have separate budgets, so a client acking
-    every delta of a fast table is never refused a move for it."""
+    every delta of a fast table is never refused a move for it; a seat's
+    budgets are the seat's, shared by its successive streams."""
 
     seat: int
     bucket: TokenBucket
@@ -180,6 +181,9 @@ class Table:
         # ack of that seq is checked against (later seqs are in the log).
         self._base: dict[int, tuple[int, str]] = {v: (self.seq, view.hash) for v, view in self._views.items()}
         self._spectators = 0
+        # A seat's message budgets outlive its streams: opening a new stream
+        # (which replaces the old) must not refill them for a flooder.
+        self._seat_buckets: dict[int, tuple[TokenBucket, TokenBucket]] = {}
         # The changes published by this incarnation: _log[i] is seq _log_start + i + 1
         # (a resumed table starts with none of the changes before it).
         self._log: list[Change] = []
@@ -244,11 +248,12 @@ class Table:
         which ends (ABORTED), so two sessions of one seat cannot both act."""
         if seat != SPECTATOR_SEAT:
             self._end_streams_of(seat)
-        subscriber = Subscriber(
-            seat,
-            TokenBucket(self._rate, self._burst),
-            TokenBucket(self._rate * ACKS_PER_COMMIT, self._burst * ACKS_PER_COMMIT),
-        )
+            buckets = self._seat_buckets.get(seat)
+            if buckets is None:
+                buckets = self._seat_buckets[seat] = self._new_buckets()
+        else:
+            buckets = self._new_buckets()  # at most MAX_SPECTATORS streams; a spectator cannot act
+        subscriber = Subscriber(seat, *buckets)
         self._subscribers.add(subscriber)
         if seat == SPECTATOR_SEAT:
             if not self._watch_as_spectator():
@@ -470,6 +475,11 @@ class Table:
                     self.table_id, seq, subscriber.seat, brief(client_hash, 12), expected[:12], left_out_note(left_out),
                 )
             subscriber.outbox.put(self._snapshot(subscriber.seat))
+
+    def _new_buckets(self) -> tuple[TokenBucket, TokenBucket]:
+        """Budgets for commits and for other messages (acks)."""
+        return (TokenBucket(self._rate, self._burst),
+                TokenBucket(self._rate * ACKS_PER_COMMIT, self._burst * ACKS_PER_COMMIT))
 
     def rate_limited(self, subscriber: Subscriber) -> bool:
         """True when a message other than a commit must be dropped for flooding."""

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import AsyncIterator, Mapping
 
 import grpc
@@ -113,6 +115,15 @@ def _bad_hello(details: str) -> pb.ServerMessage:
     return pb.ServerMessage(rejection=pb.Rejection(reason=WIRE_REASON[Reason.BAD_TOKEN], message=details))
 
 
+@dataclass
+class _AwaitingHello:
+    """A stream's read of its first message, and whether it was closed to
+    make room for a newer stream."""
+
+    reading: asyncio.Future[bytes]
+    evicted: bool = False
+
+
 class TableService:
     """Serves the tables the room holds now (`tables`, the room's own map,
     read at each hello): a token for a table this room does not hold is
@@ -123,6 +134,10 @@ class TableService:
         self._secret = config.token_secret
         self._run_id = config.run_id
         self._hello_timeout_s = config.hello_timeout_s
+        # Streams waiting for their hello, oldest first: each holds gRPC's
+        # buffers for a call, so their number is bounded (MAX: the oldest goes).
+        self._awaiting_hello: OrderedDict[int, _AwaitingHello] = OrderedDict()
+        self._max_awaiting_hello = config.max_streams_awaiting_hello
         self._max_spectators = config.max_spectators_per_table
         # Refused hellos are logged within one budget for the whole room.
         self._refusals_logged = LogBudget()
@@ -183,15 +198,33 @@ class TableService:
 
     async def _first_message(self, requests: AsyncIterator[bytes], context: aio.ServicerContext) -> bytes | None:
         """The stream's first message, which must come within the hello
-        timeout: a stream that says nothing must not hold the room's memory."""
+        timeout: a stream that says nothing must not hold the room's memory.
+        When too many streams wait, the one that has waited longest is
+        closed (RESOURCE_EXHAUSTED), so a flood of silent streams cannot keep
+        a client that says hello at once from being served."""
+        waiting = _AwaitingHello(asyncio.ensure_future(anext(requests)))
+        self._awaiting_hello[id(waiting)] = waiting
+        if len(self._awaiting_hello) > self._max_awaiting_hello:
+            _, oldest = self._awaiting_hello.popitem(last=False)
+            oldest.evicted = True
+            oldest.reading.cancel()
         try:
-            return await asyncio.wait_for(anext(requests), self._hello_timeout_s)
+            return await asyncio.wait_for(waiting.reading, self._hello_timeout_s)
         except StopAsyncIteration:
             return None
         except TimeoutError:
             details = f"no hello within {self._hello_timeout_s:g} s of opening the stream"
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, details)  # raises: the stream ends here
             return None
+        except asyncio.CancelledError:
+            if not waiting.evicted:
+                raise  # the call itself was cancelled (the client left)
+            details = (f"more than {self._max_awaiting_hello} streams of this room are waiting to say hello, "
+                       "and this one had waited longest; say hello as soon as the stream opens")
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, details)
+            return None
+        finally:
+            self._awaiting_hello.pop(id(waiting), None)
 
     def _admit(self, first: bytes) -> tuple[Table, SeatClaim, pb.Hello]:
         """The table, seat and hello of a stream's first message, or Refused."""

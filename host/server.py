@@ -77,6 +77,10 @@ def new_run_id() -> str:
     return secrets.token_hex(8)
 
 
+# A resource Ray gives the head node alone.
+HEAD_NODE_RESOURCE = "node:__internal_head__"
+
+
 def get_or_create_lobby(config: HostConfig, run_id: str) -> Any:
     """The cluster's lobby; created with `run_id` when there is none yet (a
     front door joining a running lobby serves that lobby's run)."""
@@ -89,6 +93,11 @@ def get_or_create_lobby(config: HostConfig, run_id: str) -> Any:
         lifetime="detached" if config.ray_address is not None else None,
         # Ray restarts a lobby whose process died; it takes its rooms back.
         max_restarts=-1,
+        # On the head node (the resource only the head has; a restarted head
+        # has it too), not on a worker node whose loss would take the lobby
+        # with it: Ray declares a lost node dead only once its health checks
+        # have failed (about 15 s), and restarts the lobby only then.
+        resources={HEAD_NODE_RESOURCE: 0.001},
     ).remote(config.lobby_config(run_id))
 
 

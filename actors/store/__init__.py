@@ -32,6 +32,11 @@ class StoreError(Exception):
     """The store could not keep what it was given (a disk or server error)."""
 
 
+class StoreUnavailable(StoreError):
+    """The store could not be reached (Redis restarting, a connection
+    timed out): the same call may succeed if tried again."""
+
+
 class TableExists(StoreError):
     """`create` of a table the store holds already (its first room recorded
     it and died before the lobby heard back)."""

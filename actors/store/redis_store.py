@@ -30,7 +30,8 @@ from typing import Any
 import msgpack
 import redis
 
-from tablehost.actors.store import FINISHED_RETENTION_S, Appends, Checkpoint, Fenced, JournalEntry, StoredTable, StoreError, TableExists
+from tablehost.actors.store import (FINISHED_RETENTION_S, Appends, Checkpoint, Fenced, JournalEntry, StoredTable,
+                                    StoreError, StoreUnavailable, TableExists)
 
 _TABLES = "th:tables"
 
@@ -103,6 +104,14 @@ def _unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=True)
 
 
+def _failure(error: redis.RedisError) -> StoreError:
+    """What a redis-py error means to the store's callers: a connection that
+    failed is worth trying again; anything else is not."""
+    if isinstance(error, (redis.ConnectionError, redis.TimeoutError)):
+        return StoreUnavailable(f"redis: {error}")
+    return StoreError(f"redis: {error}")
+
+
 class RedisStore:
     def __init__(self, url: str, finished_retention_s: float = FINISHED_RETENTION_S) -> None:
         self.url = url
@@ -121,7 +130,7 @@ class RedisStore:
                 raise TableExists(f"table {table_id} exists already in {self.url}") from None
             raise StoreError(f"redis: {error}") from error
         except redis.RedisError as error:
-            raise StoreError(f"redis: {error}") from error
+            raise _failure(error) from error
         return 1
 
     def append(self, batch: Mapping[str, Appends]) -> dict[str, Exception]:
@@ -140,7 +149,7 @@ class RedisStore:
                                  args=args, client=pipe)
                 results = pipe.execute(raise_on_error=False)
         except redis.RedisError as error:
-            return {table_id: StoreError(f"redis: {error}") for table_id in batch}
+            return {table_id: _failure(error) for table_id in batch}
         for table_id, result in zip(order, results):
             if isinstance(result, redis.ResponseError):
                 message = str(result)
@@ -167,7 +176,7 @@ class RedisStore:
             after = checkpoint.seq if checkpoint is not None else 0
             records = self._redis.xrange(_key(table_id, "journal"), min=f"{after + 1}-1", max="+")
         except redis.RedisError as error:
-            raise StoreError(f"redis: {error}") from error
+            raise _failure(error) from error
         entries = [JournalEntry.from_plain(_unpack(fields[b"e"])) for _, fields in records]
         if [entry.seq for entry in entries] != list(range(after + 1, after + 1 + len(entries))):
             raise StoreError(f"table {table_id}'s journal has a gap or a repeat after seq {after}")
@@ -179,19 +188,19 @@ class RedisStore:
             self._finish(keys=[_key(table_id, "epoch"), _TABLES, *others],
                          args=[epoch, table_id, max(1, int(self.finished_retention_s))])
         except redis.RedisError as error:
-            raise StoreError(f"redis: {error}") from error
+            raise _failure(error) from error
 
     def unfinished(self) -> list[str]:
         try:
             return sorted(member.decode() for member in self._redis.smembers(_TABLES))
         except redis.RedisError as error:
-            raise StoreError(f"redis: {error}") from error
+            raise _failure(error) from error
 
     def header(self, table_id: str) -> dict[str, Any]:
         try:
             header = self._redis.get(_key(table_id, "header"))
         except redis.RedisError as error:
-            raise StoreError(f"redis: {error}") from error
+            raise _failure(error) from error
         if header is None:
             raise StoreError(f"no table {table_id} in {self.url}")
         return _unpack(header)

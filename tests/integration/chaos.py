@@ -45,7 +45,7 @@ import ray  # noqa: E402
 from tablehost.actors import crash_points  # noqa: E402
 from tablehost.actors.store import TableStore  # noqa: E402
 from tablehost.actors.store.local import LocalStore  # noqa: E402
-from tablehost.clients.sdk import CommitOutcome, LobbyClient, LobbyError, TableSession  # noqa: E402
+from tablehost.clients.sdk import Assignment, CommitOutcome, LobbyClient, LobbyError, TableSession  # noqa: E402
 from tablehost.v1 import table_pb2  # noqa: E402
 
 POINTS = crash_points.POINTS
@@ -187,9 +187,21 @@ async def seat_table(target: str, label: str) -> tuple[list[LobbyClient], list[T
             if error.code not in LOBBY_RESTARTING or loop.time() > deadline:
                 raise
             await asyncio.sleep(0.5)  # a retry's backoff
-    sessions = await asyncio.gather(*(TableSession.connect(a, l, record=True, max_connect_attempts=CONNECT_ATTEMPTS)
-                                      for a, l in zip(assignments, lobbies)))
+    sessions = await asyncio.gather(*(_connect(a, l, deadline) for a, l in zip(assignments, lobbies)))
     return lobbies, list(sessions)
+
+
+async def _connect(assignment: Assignment, lobby: LobbyClient, deadline: float) -> TableSession:
+    """A session of the table, tried again until `deadline` if no snapshot
+    came in time: the room it was opened in may have died as the bot
+    connected, and the table waits to resume (longer when the lobby's node
+    went with it)."""
+    while True:
+        try:
+            return await TableSession.connect(assignment, lobby, record=True, max_connect_attempts=CONNECT_ATTEMPTS)
+        except TimeoutError:
+            if asyncio.get_running_loop().time() > deadline:
+                raise
 
 
 class Chaos:

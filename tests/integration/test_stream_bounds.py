@@ -17,6 +17,7 @@ import pytest
 from conftest import run
 from support import close_all, play_randomly, seat_table, table_status, wait_until
 
+from tablehost.actors.config import RoomConfig
 from tablehost.actors.tokens import SeatClaim, sign_seat_token
 from tablehost.clients.sdk import LobbyClient, StreamReplaced, TableSession
 from tablehost.v1 import table_pb2
@@ -292,6 +293,43 @@ def test_streams_that_never_say_hello_are_closed_after_the_hello_timeout(host) -
         (grpc.StatusCode.DEADLINE_EXCEEDED, "no hello within 1 s of opening the stream")
     }
     assert waited < 8
+
+
+def test_past_the_rooms_bound_on_silent_streams_the_one_waiting_longest_is_closed(host) -> None:
+    """More streams wait for their hello than the room keeps (512): the
+    oldest are closed RESOURCE_EXHAUSTED at once, the rest at the hello
+    timeout, and a client that says hello meanwhile is served."""
+    bound = RoomConfig().max_streams_awaiting_hello
+    extra = 20
+
+    async def scenario():
+        lobbies, sessions = await seat_table(host.target)
+        channel = grpc.aio.insecure_channel(sessions[0].assignment.endpoint)
+        try:
+            silent = [channel.stream_stream(PLAY)() for _ in range(bound + extra)]
+            watcher = LobbyClient(host.target)
+            spectator = await TableSession.connect(await watcher.spectate(sessions[0].table_id), watcher)
+            watched = spectator.view is not None
+            await spectator.close()
+            await watcher.close()
+            endings = []
+            for call in silent:
+                try:
+                    await call.read()
+                except grpc.aio.AioRpcError:
+                    pass
+                endings.append((await call.code(), await call.details()))
+            await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
+            return endings, watched
+        finally:
+            await channel.close()
+            await close_all(lobbies, sessions)
+
+    endings, watched = run(scenario())
+    evicted = [details for code, details in endings if code == grpc.StatusCode.RESOURCE_EXHAUSTED]
+    timed_out = [details for code, details in endings if code == grpc.StatusCode.DEADLINE_EXCEEDED]
+    assert watched and len(evicted) + len(timed_out) == bound + extra
+    assert len(evicted) >= extra and all("had waited longest" in details for details in evicted)
 
 
 def test_spectator_streams_are_bounded_per_table(host) -> None:

@@ -6,6 +6,7 @@ also cuts a torn journal record off."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablehost.actors.store import Appends, Checkpoint, Fenced, JournalEntry, StoreError, TableExists, TableStore
+from tablehost.actors.journal import through_outage
+from tablehost.actors.store import (Appends, Checkpoint, Fenced, JournalEntry, StoreError, StoreUnavailable, TableExists,
+                                    TableStore)
 from tablehost.actors.store.local import LocalStore, frame, read_frames
 from tablehost.actors.store.redis_store import RedisStore
 
@@ -219,3 +222,40 @@ def test_a_finished_redis_tables_keys_expire_after_the_retention(redis_server) -
     assert all(0 < client.ttl(key) <= 120 for key in keys)
     store.close()
     client.close()
+
+
+def test_an_unreachable_redis_is_reported_as_worth_retrying_and_other_failures_are_not(redis_server) -> None:
+    from redis_server import free_port
+
+    gone = RedisStore(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
+    with pytest.raises(StoreUnavailable):
+        gone.create("t-gone", HEADER)
+    with pytest.raises(StoreUnavailable):
+        gone.claim("t-gone")
+    assert all(isinstance(e, StoreUnavailable) for e in gone.append({"t-gone": Appends(1, entries(1, 1))}).values())
+    gone.close()
+    reachable = RedisStore(redis_server.url)
+    with pytest.raises(StoreError) as missing:
+        reachable.claim("t-never-created")
+    assert not isinstance(missing.value, StoreUnavailable)
+    reachable.close()
+
+
+def test_a_call_through_an_outage_is_tried_again_until_the_store_answers() -> None:
+    calls = []
+
+    def create(table_id: str) -> int:
+        calls.append(table_id)
+        if len(calls) < 3:
+            raise StoreUnavailable("redis: connection refused")
+        return 1
+
+    def missing(table_id: str) -> int:
+        calls.append(table_id)
+        raise StoreError(f"no table {table_id}")
+
+    assert asyncio.run(through_outage(create, "t")) == 1 and calls == ["t"] * 3
+    calls.clear()
+    with pytest.raises(StoreError, match="no table"):
+        asyncio.run(through_outage(missing, "u"))
+    assert calls == ["u"]  # only an unreachable store is tried again

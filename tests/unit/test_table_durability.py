@@ -7,8 +7,9 @@ import asyncio
 
 import msgpack
 
-from tablehost.actors.outbound import CloseOut, DeltaOut, GameOverOut
-from tablehost.actors.table import Table
+from tablehost.actors.outbound import CloseOut, DeltaOut, GameOverOut, RejectionOut
+from tablehost.actors.table import MAX_QUEUED_COMMITS, Table
+from tablehost.games.engine.errors import Reason
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 
 
@@ -77,3 +78,20 @@ def test_a_stream_saying_hello_while_the_last_command_is_in_flight_hears_of_the_
     assert not any(isinstance(m, GameOverOut) for m in before)
     assert [type(m) for m in after] == [DeltaOut, GameOverOut]
     assert after[0].seq == last_seq and after[1].seq == last_seq
+
+
+def test_commits_behind_one_in_flight_queue_up_to_a_bound_and_the_next_is_told_the_table_is_busy() -> None:
+    async def scenario():
+        journal = HeldJournal()
+        table = Table("t-d3", BIGTWO, 21, ["a", "b", "c", "d"], {}, journal=journal, rate=1e6, burst=1e6)
+        streams = {seat: table.subscribe(seat, 0) for seat in range(4)}
+        for stream in streams.values():
+            stream.outbox.take_all()
+        move(table, streams)  # held by the journal: in flight
+        for number in range(MAX_QUEUED_COMMITS + 1):
+            table.commit(streams[0], f"queued-{number}", msgpack.packb({"type": "pass"}))
+        return [m for m in streams[0].outbox.take_all() if isinstance(m, RejectionOut)]
+
+    rejections = asyncio.run(scenario())
+    assert [(r.act_id, r.reason) for r in rejections] == [(f"queued-{MAX_QUEUED_COMMITS}", Reason.RATE_LIMITED)]
+    assert "busy" in rejections[0].message

@@ -32,6 +32,29 @@ def test_commits_beyond_the_burst_are_rejected_rate_limited_and_change_nothing()
     assert table.match.state_hash() == hash_before and table.seq == 0
 
 
+def test_a_new_stream_of_a_seat_does_not_refill_its_budget() -> None:
+    async def scenario():
+        table = Table("t-1b", BIGTWO, 7, ["a", "b", "c", "d"], {}, rate=1.0, burst=3.0)
+        not_to_act = (BIGTWO.to_act(table.match.state) + 1) % 4
+        reasons = []
+        for stream_number in range(2):
+            stream = table.subscribe(not_to_act, 0)  # replaces the one before
+            drain(stream)
+            for i in range(2):
+                table.commit(stream, f"s{stream_number}c{i}", msgpack.packb({"type": "pass"}))
+            reasons += [m.reason for m in drain(stream) if isinstance(m, RejectionOut)]
+        spectator = table.subscribe(-1, 0)
+        drain(spectator)
+        table.commit(spectator, "watching", msgpack.packb({"type": "pass"}))
+        reasons.append(next(m.reason for m in drain(spectator) if isinstance(m, RejectionOut)))
+        table.close("done")
+        return reasons
+
+    reasons = asyncio.run(scenario())
+    # Three commits of budget for the seat, across both of its streams; a spectator has its own.
+    assert reasons == [Reason.NOT_YOUR_TURN] * 3 + [Reason.RATE_LIMITED, Reason.NOT_YOUR_SEAT]
+
+
 def test_acks_have_their_own_budget_so_acking_never_costs_a_move() -> None:
     async def scenario():
         table = Table("t-2", BIGTWO, 7, ["a", "b", "c", "d"], {}, rate=1.0, burst=1.0)

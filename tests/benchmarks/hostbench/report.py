@@ -619,12 +619,12 @@ def _findings(results: dict[str, Any]) -> list[str]:
     return ["### Noted during the run", "", *[f"- {note}" for note in notes], ""]
 
 
-def write_section(doc: Path, text: str) -> None:
-    """Replace the host section(s) of the document with `text` (append it when there is
-    none); every other section stays as it is."""
+def write_section(doc: Path, text: str, headings: set[str] | None = None) -> None:
+    """Replace the section(s) of the document under `headings` (the host's by default)
+    with `text` (append it when there is none); every other section stays as it is."""
     content = doc.read_text() if doc.exists() else "# Benchmarks\n"
     lines = content.splitlines(keepends=True)
-    headings = {SECTION, *OLD_SECTIONS}
+    headings = headings or {SECTION, *OLD_SECTIONS}
     kept: list[str] = []
     inserted = False
     index = 0

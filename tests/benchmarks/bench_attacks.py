@@ -1,0 +1,97 @@
+"""Attack benchmark: a room's memory, the host's logs and other tables' latency while
+hostile clients flood it (hostbench/attacks.py).
+
+    .venv/bin/python tests/benchmarks/bench_attacks.py [--quick] [--no-write]
+
+The bots' p99 is given beside the same bots' without the attack, measured on the same
+host in the same run. A full run writes its section of docs/benchmarks.md; --quick
+prints only. Loopback only, bounded in time, every process it starts ended by PID.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # hostbench, beside this script
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # Ray on loopback only
+
+from hostbench import DOC, attacks, report  # noqa: E402
+from hostbench.children import Budget, end_leftovers, raise_nofile_limit  # noqa: E402
+
+SECTION = "## Under attack"
+SEED = 20261203
+COMMAND = "`.venv/bin/python tests/benchmarks/bench_attacks.py`"
+
+
+# What an attack may cost the host at most, however long it lasts: a room's
+# memory grows by its bounded buffers (the attackers' outboxes, 1 MiB each;
+# 64 remembered rejections a seat) and gRPC's for each open stream (about
+# 16 KiB each: some 31 MiB for 2,000 idle streams until the hello timeout
+# closes them), with room to spare; its logs stay within their budget.
+PSS_GROWTH_BOUND_MIB = 64.0
+LOG_GROWTH_BOUND_MIB = 10.0
+
+
+def _against(value: float, bound: float) -> str:
+    return f"bound {bound:g} MiB: {'met' if value <= bound else 'NOT met'}"
+
+
+def section(results: dict[str, Any]) -> str:
+    r = results["attacks"]
+    calm, attacked, attack = r["calm"], r["attacked"], r["attack"]
+    return "\n".join([
+        SECTION, "",
+        f"Measured with {COMMAND} ({results['meta']['machine']}; commit {results['meta']['commit']}).", "",
+        f"{r['plan']['tables']} tables of random bots played twice on one host: alone, then while attackers in "
+        "another process flood one table's room: a spectator stream that never reads sending commits with 60 KB "
+        "act_ids, four streams of one seated player's token opened over and over sending refused commits, and "
+        f"{attack['idle_streams']:,} table streams opened and never sent a hello.", "",
+        "| | without the attack | under the attack | ratio |", "|---|---|---|---|",
+        f"| bots' moves/s | {calm['moves_per_s']:,.0f} | {attacked['moves_per_s']:,.0f} | "
+        f"{attacked['moves_per_s'] / max(calm['moves_per_s'], 1e-9):.2f}x |",
+        f"| bots' p50 ms | {calm['p50_ms']} | {attacked['p50_ms']} | "
+        f"{attacked['p50_ms'] / max(calm['p50_ms'], 1e-9):.2f}x |",
+        f"| bots' p99 ms | {calm['p99_ms']} | {attacked['p99_ms']} | {r['p99_ratio']:.2f}x |",
+        f"| rooms' peak PSS MiB | {r['rooms_pss_before_mib']} | {r['rooms_pss_peak_mib']} "
+        f"({r['rooms_pss_after_mib']} once it ended) | "
+        f"+{r['rooms_pss_growth_mib']} MiB ({_against(r['rooms_pss_growth_mib'], PSS_GROWTH_BOUND_MIB)}) |",
+        f"| host's log files | | +{r['log_growth_mib']} MiB | ({_against(r['log_growth_mib'], LOG_GROWTH_BOUND_MIB)}) |",
+        f"| idle streams closed | | {attack['idle_streams_closed']:,} of {attack['idle_streams']:,} | |",
+        "", f"The attackers sent {attack['huge_act_ids']:,} commits with 60 KB act_ids, opened "
+        f"{attack['seat_streams']:,} streams of one seat and sent {attack['refused_commits']:,} refused commits "
+        f"on them; bot errors {attacked['errors']}.", ""])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, prints only")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/ alone")
+    args = parser.parse_args(argv)
+    raise_nofile_limit()
+    logdir = Path(tempfile.mkdtemp(prefix="bench_attacks-"))
+    from bench_host import machine_line, tree_line
+
+    results: dict[str, Any] = {"meta": {"machine": machine_line(), **tree_line(), "quick": args.quick}}
+    plan = attacks.AttackPlan(tables=10 if args.quick else 40, split_above=5 if args.quick else 20,
+                              idle_streams=200 if args.quick else 2000)
+    try:
+        results["attacks"] = attacks.run(plan, logdir, Budget(900.0), SEED)
+    finally:
+        end_leftovers()
+    (logdir / "results.json").write_text(json.dumps(results, indent=1))
+    text = section(results)
+    print(text)
+    if not args.quick and not args.no_write:
+        report.write_section(DOC, text, headings={SECTION})
+        print(f"wrote the attack section of {DOC}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""Scenario: a room under attack. The same tables of bots are measured twice on one
+host: alone, then while attackers (in this process, on loopback, for as long as the
+bots play) do what once grew a room to a gigabyte and filled the disk with its log:
+
+- slow reader: a spectator stream that never reads, sending commits with 60 KB
+  act_ids as fast as the stream takes them;
+- many streams of one seat: four streams opened over and over with one seated
+  player's token, each sending commits that are refused (a fresh act_id each);
+- idle connections: 2,000 table streams opened and never sent a hello.
+
+Figures: the rooms' peak memory (PSS) while the bots play alone and while they play
+under the attack (the difference is what the attack adds), the growth of the host's
+log files, how many of the idle streams were closed, and the bots' p99
+beside the unattacked run's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import msgpack
+
+from hostbench.children import Budget
+from hostbench.host import HostUnderTest
+from hostbench.moves import MovesPlan, merge_bots, run_bots, split
+from hostbench.procs import MIB
+from tablehost.clients.sdk import LobbyClient
+from tablehost.v1 import table_pb2
+
+PLAY = "/{}/Play".format(table_pb2.DESCRIPTOR.services_by_name["Table"].full_name)
+HUGE_ACT_ID = 60 * 1024
+
+
+@dataclass(frozen=True)
+class AttackPlan:
+    tables: int
+    split_above: int
+    idle_streams: int
+    bots_timeout_s: float = 240.0
+
+
+def _hello(token: str) -> bytes:
+    return table_pb2.ClientMessage(hello=table_pb2.Hello(seat_token=token)).SerializeToString()
+
+
+def _commit(act_id: str, action: Any) -> bytes:
+    return table_pb2.ClientMessage(commit=table_pb2.Commit(act_id=act_id, action=msgpack.packb(action))).SerializeToString()
+
+
+class Attackers:
+    """The three attacks, on an event loop of their own, until stopped."""
+
+    def __init__(self, target: str, idle_streams: int) -> None:
+        self.target = target
+        self.idle_streams = idle_streams
+        self.sent = {"huge_act_ids": 0, "refused_commits": 0, "seat_streams": 0}
+        self.idle_ended = 0
+        self.stop = threading.Event()
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="attackers", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+        self._done = asyncio.run_coroutine_threadsafe(self._attack(), self.loop)
+
+    def finish(self) -> dict[str, Any]:
+        self.stop.set()
+        self._done.result(120)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
+        return {**self.sent, "idle_streams": self.idle_streams, "idle_streams_closed": self.idle_ended}
+
+    async def _attack(self) -> None:
+        lobbies = [LobbyClient(self.target) for _ in range(4)]
+        try:
+            code = await lobbies[0].create_private_table("bigtwo")
+            seats = await asyncio.gather(*(lobby.join_private_table(code, f"attacker-{i}")
+                                           for i, lobby in enumerate(lobbies)))
+            watch = await lobbies[0].spectate(seats[0].table_id)
+            endpoint = seats[0].endpoint
+            await asyncio.gather(self._slow_reader(endpoint, watch.seat_token),
+                                 self._many_streams(endpoint, seats[1].seat_token),
+                                 self._idle(endpoint))
+        finally:
+            for lobby in lobbies:
+                await lobby.close()
+
+    async def _slow_reader(self, endpoint: str, token: str) -> None:
+        async with grpc.aio.insecure_channel(endpoint) as channel:
+            call = None
+            number = 0
+            while not self.stop.is_set():
+                try:
+                    if call is None:  # first, or the last ended (RESOURCE_EXHAUSTED): again
+                        call = channel.stream_stream(PLAY)()
+                        await call.write(_hello(token))
+                    number += 1
+                    act_id = f"{number:08d}" + "x" * (HUGE_ACT_ID - 8)
+                    await asyncio.wait_for(call.write(_commit(act_id, {"type": "pass"})), 1.0)
+                except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                    call = None
+                    continue
+                except TimeoutError:
+                    continue  # the stream is full: the room reads no faster than it answers
+                self.sent["huge_act_ids"] += 1
+
+    async def _many_streams(self, endpoint: str, token: str) -> None:
+        async with grpc.aio.insecure_channel(endpoint) as channel:
+            number = 0
+            while not self.stop.is_set():
+                calls = [channel.stream_stream(PLAY)() for _ in range(4)]
+                for call in calls:
+                    try:
+                        await call.write(_hello(token))
+                    except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                        continue  # ended before its hello went out: the next round opens more
+                    self.sent["seat_streams"] += 1
+                for _ in range(50):
+                    for call in calls:
+                        number += 1
+                        try:
+                            await call.write(_commit(f"refused-{number}", {"type": "no-such-action"}))
+                            self.sent["refused_commits"] += 1
+                        except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                            pass  # replaced by a newer stream of the seat
+                for call in calls:
+                    call.cancel()
+
+    async def _idle(self, endpoint: str) -> None:
+        channels = [grpc.aio.insecure_channel(endpoint, options=[("grpc.use_local_subchannel_pool", 1)])
+                    for _ in range(self.idle_streams // 100)]
+        calls = [channel.stream_stream(PLAY)() for channel in channels for _ in range(100)]
+
+        async def ended(call: Any) -> None:
+            try:
+                async for _ in call:
+                    pass
+            except grpc.aio.AioRpcError:
+                pass
+            self.idle_ended += 1
+
+        waiting = [asyncio.ensure_future(ended(call)) for call in calls]
+        while not self.stop.is_set():
+            await asyncio.sleep(0.1)
+        await asyncio.wait(waiting, timeout=10)
+        for call in calls:
+            call.cancel()
+        for channel in channels:
+            await channel.close()
+
+
+def _log_bytes(host: HostUnderTest) -> int:
+    if not host.session_dir:
+        return 0
+    return sum(path.stat().st_size for path in Path(host.session_dir, "logs").rglob("*") if path.is_file())
+
+
+def _rooms_pss_mib(host: HostUnderTest) -> float:
+    return host.reading(memory=True).by_kind("pss").get("rooms", 0.0) / MIB
+
+
+class _PeakMemory:
+    """The rooms' highest PSS while the block runs, sampled every 0.5 s."""
+
+    def __init__(self, host: HostUnderTest) -> None:
+        self.host = host
+        self.peak = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while True:
+            self.peak = max(self.peak, _rooms_pss_mib(self.host))
+            if self._stop.wait(0.5):
+                return
+
+    def __enter__(self) -> _PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self.peak = max(self.peak, _rooms_pss_mib(self.host))
+
+
+def run(plan: AttackPlan, logdir: Path, budget: Budget, seed: int) -> dict[str, Any]:
+    shares = split(plan.tables, MovesPlan(levels=(plan.tables,), floors_at=(), split_above=plan.split_above))
+    host = HostUnderTest("host-attacks", ["--seed", str(seed)], logdir, budget)
+    try:
+        run_bots(host, [1], logdir, seed + 1, "attacks-warmup", budget.seconds(plan.bots_timeout_s))
+        with _PeakMemory(host) as calm_memory:
+            calm = merge_bots(run_bots(host, shares, logdir, seed + 10, "attacks-calm",
+                                       budget.seconds(plan.bots_timeout_s)))
+        logs_before = _log_bytes(host)
+        attackers = Attackers(host.target, plan.idle_streams)
+        with _PeakMemory(host) as attacked_memory:
+            attackers.start()
+            time.sleep(2.0)  # the attack under way before the bots start, not a synchronisation
+            attacked = merge_bots(run_bots(host, shares, logdir, seed + 20, "attacks-under",
+                                           budget.seconds(plan.bots_timeout_s)))
+            attack = attackers.finish()
+        after_mib = _rooms_pss_mib(host)
+        result = {
+            "plan": plan.__dict__,
+            "calm": calm,
+            "attacked": attacked,
+            "attack": attack,
+            # The same bots' tables with and without the attack: what the attack adds.
+            "rooms_pss_before_mib": round(calm_memory.peak, 1),
+            "rooms_pss_peak_mib": round(attacked_memory.peak, 1),
+            "rooms_pss_growth_mib": round(attacked_memory.peak - calm_memory.peak, 1),
+            "rooms_pss_after_mib": round(after_mib, 1),
+            "log_growth_mib": round((_log_bytes(host) - logs_before) / MIB, 2),
+            "p99_ratio": round(attacked["p99_ms"] / max(calm["p99_ms"], 1e-9), 2),
+        }
+    finally:
+        host.stop()
+    print(f"  calm p99 {calm['p99_ms']} ms, attacked p99 {attacked['p99_ms']} ms (x{result['p99_ratio']}); rooms "
+          f"{result['rooms_pss_before_mib']} -> peak {result['rooms_pss_peak_mib']} MiB; logs +{result['log_growth_mib']} "
+          f"MiB; idle streams closed {attack['idle_streams_closed']}/{attack['idle_streams']}; sent {attack}", flush=True)
+    return result
