@@ -13,9 +13,11 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 
 from tablehost.games.bigtwo.game import RULES as BIGTWO
+from tablehost.games.duel.game import RULES as DUEL
 from tablehost.games.engine.rules import GameRules
+from tablehost.games.kingdoms.game import RULES as KINGDOMS
 
-BUILT_IN: tuple[GameRules, ...] = (BIGTWO,)
+BUILT_IN: tuple[GameRules, ...] = (BIGTWO, DUEL, KINGDOMS)
 
 
 class UnknownGame(LookupError):

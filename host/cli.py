@@ -42,6 +42,11 @@ class _GameChoice:
     bots: dict[str, Any]
     game_bots: tuple[str, ...]
     presenter: Any
+    example_join: dict[str, Any]
+
+    def join_data(self, command: str, text: str) -> dict[str, Any]:
+        """`--join-data`, or the game's example when none is given."""
+        return _join_data(command, text) if text else dict(self.example_join)
 
     @property
     def bot_rotation(self) -> list[str]:
@@ -73,7 +78,8 @@ def _choose_game(command: str, game: str, seats: int, module_paths: tuple[str, .
     except ValueError as error:
         raise SystemExit(f"tablehost {command}: {error}") from None
     game_bots = dict(rules.bots())
-    return _GameChoice(table_seats, bot_factories(game_bots), tuple(game_bots), presenter_for(rules.presenter()))
+    return _GameChoice(table_seats, bot_factories(game_bots), tuple(game_bots), presenter_for(rules.presenter()),
+                       rules.example_join())
 
 
 def _tls_root_cert(command: str, path: str | None) -> bytes | None:
@@ -114,7 +120,7 @@ async def _bots(args: argparse.Namespace) -> int:
     summary = await run_tables(
         args.target, args.game, args.tables, bot=args.bot, seed=args.seed, timeout_s=args.timeout,
         seats_per_table=chosen.seats, bots=chosen.bots, variant=args.variant,
-        join_data=_join_data("bots", args.join_data), tls_root_cert=_tls_root_cert("bots", args.tls_ca),
+        join_data=chosen.join_data("bots", args.join_data), tls_root_cert=_tls_root_cert("bots", args.tls_ca),
     )
     if args.json:
         print(json.dumps(summary.to_json_dict()))
@@ -150,7 +156,7 @@ async def _play(args: argparse.Namespace) -> None:
     opponents = [rotation[index % len(rotation)] for index in range(chosen.seats - 1)]
     await play_in_terminal(
         args.target, args.game, chosen.presenter, opponents=opponents, bots=chosen.bots, autopilot=rotation[0],
-        display_name=args.name, variant=args.variant, join_data=_join_data("play", args.join_data),
+        display_name=args.name, variant=args.variant, join_data=chosen.join_data("play", args.join_data),
         tls_root_cert=_tls_root_cert("play", args.tls_ca),
     )
 
@@ -164,7 +170,8 @@ async def _demo(config: HostConfig, args: argparse.Namespace) -> int:
     if config.tls_cert_pem and tls_root_cert is None:
         raise SystemExit("tablehost demo: with --tls-cert its clients need --tls-ca (the certificate to trust)")
     demo = DemoTables(args.game, chosen.seats, chosen.bot_rotation, chosen.bots, tables=args.tables,
-                      variant=args.variant, join_data=_join_data("demo", args.join_data), tls_root_cert=tls_root_cert)
+                      variant=args.variant, join_data=chosen.join_data("demo", args.join_data),
+                      tls_root_cert=tls_root_cert)
     host = Host(config)
     await host.start()
     print(f"listening on {host.target}", flush=True)
@@ -211,7 +218,8 @@ def main(argv: list[str] | None = None) -> None:
     bots.add_argument("--game", default="bigtwo", help="a registered game (default: bigtwo)")
     _add_game_arguments(bots)
     bots.add_argument("--tables", type=int, default=1)
-    bots.add_argument("--bot", default="random", help="random, or one of the game's own bots (Big Two: greedy)")
+    bots.add_argument("--bot", default="random",
+                      help="random, or one of the game's own bots (Big Two and Duel: greedy; Kingdoms: rules)")
     bots.add_argument("--seed", type=int, default=0)
     bots.add_argument("--timeout", type=float, default=120.0, help="seconds before unfinished bots count as errors")
     bots.add_argument("--json", action="store_true", help="print the summary as one JSON object")

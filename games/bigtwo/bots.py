@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tablehost.games.engine.views import offered_actions
+
 Action = dict[str, Any]
 View = dict[str, Any]
 
@@ -29,13 +31,7 @@ class GreedyBot:
         del seed
 
     def choose(self, view: View) -> Action:
-        request = view.get("request")
-        request = request if isinstance(request, dict) else {}
-        actions: list[Action] = request.get("legal_actions") or []
-        if not actions:
-            if request.get("default") is not None:
-                return request["default"]
-            raise ValueError(f"the view of seat {view.get('seat')} lists no legal actions")
+        actions = offered_actions(view)
         plays = [action for action in actions if action.get("type") != "pass"] or actions
         # max() keeps the first of equal keys.
         return max(plays, key=lambda action: len(action.get("cards", ())))

@@ -101,6 +101,12 @@ class GameRules:
             raise InvalidJoin(f"{self.name} takes no join data, got keys {sorted(join)[:5]}")
         return {}
 
+    def example_join(self) -> dict[str, Any]:
+        """Join data for a player who brings none (the CLI's bots, demo and
+        terminal client, when not given --join-data): valid for check_join.
+        A game that needs a choice from each player (a deck) names one here."""
+        return {}
+
     def join_partition(self, join: Mapping[str, Any]) -> str:
         """Players whose partitions are equal may share a table (a queue is
         split by it); by default everyone may."""

@@ -197,3 +197,18 @@ def apply_delta(view: View, delta: Delta) -> View:
         else:
             raise ValueError(f"a delta operation has one or two elements, got {len(op)}")
     return result
+
+
+def offered_actions(view: View) -> list[dict[str, Any]]:
+    """What a game's bot may answer `view` with: its request's legal actions,
+    or the request's default alone when the choice is too large to list.
+    ValueError when the view asks nothing. (The tools' own bots have their
+    copy in tablehost.clients.bots: clients never import the rules.)"""
+    request = view.get("request")
+    request = request if isinstance(request, dict) else {}
+    actions = request.get("legal_actions")
+    if actions:
+        return list(actions)
+    if request.get("default") is not None:
+        return [request["default"]]
+    raise ValueError(f"the view of seat {view.get('seat')} lists no legal actions")

@@ -1,4 +1,4 @@
-"""Rules-engine benchmark: complete in-process Big Two games between random legal bots.
+"""Rules-engine benchmark: complete in-process games between random legal bots.
 
     .venv/bin/python tests/benchmarks/bench_rules.py [--games 600] [--view-games 150] [--seed 1]
 
@@ -10,7 +10,9 @@ measures, on that core,
 - with views: the same, plus what a room publishes after every move: each seat's and
   the spectator's view, its delta (diff + canonical bytes) and its view hash;
 - legal-move enumeration for a seat that leads and for one that follows;
-- the average delta beside the average view, in canonical bytes.
+- the average delta beside the average view, in canonical bytes;
+- Duel (two seats, decks chosen at join) and Kingdoms (five seats) the same way,
+  rules only and with views, beside Big Two per move.
 
 Every time is also given as a ratio to a baseline measured in the same run: one msgpack
 pack + unpack of the game state. That is the copy `Engine.dispatch` makes to stay
@@ -38,7 +40,10 @@ from typing import Any
 import msgpack
 
 from tablehost.games.bigtwo.game import RULES
+from tablehost.games.duel.game import RULES as DUEL_RULES
 from tablehost.games.engine.match import Match
+from tablehost.games.engine.rules import GameRules
+from tablehost.games.kingdoms.game import RULES as KINGDOMS_RULES
 from tablehost.games.engine.state import State
 from tablehost.games.engine.views import canonical_bytes, diff, view_hash
 
@@ -68,17 +73,42 @@ def pin_to_one_core() -> str:
         return "single thread (affinity not available)"
 
 
-def play_game(seed: int, bot: random.Random, with_views: bool) -> int:
-    """One complete game; returns its number of moves."""
-    match = Match(RULES, seed, list(PLAYERS), {}, 0)
-    previous = {viewer: match.view(viewer) for viewer in VIEWERS} if with_views else {}
+@dataclass(frozen=True)
+class Game:
+    """A game as the benchmark sets it up: its rules, players and join data."""
+
+    rules: GameRules
+    players: tuple[str, ...]
+    join: tuple[dict[str, Any], ...] | None = None
+
+    @property
+    def viewers(self) -> tuple[int | None, ...]:
+        return (*range(len(self.players)), None)
+
+    def new_match(self, seed: int) -> Match:
+        join = [dict(data) for data in self.join] if self.join is not None else None
+        return Match(self.rules, seed, list(self.players), {}, 0, join)
+
+
+BIGTWO = Game(RULES, tuple(PLAYERS))
+DUEL = Game(DUEL_RULES, ("red", "blue"), ({"deck": "mage-basic"}, {"deck": "paladin-basic"}))
+KINGDOMS = Game(KINGDOMS_RULES, ("wei", "shu", "wu", "qun", "jin"))
+
+
+def play_game(game: Game, seed: int, bot: random.Random, with_views: bool) -> int:
+    """One complete game; returns its number of moves. The bot answers the
+    first open request (Duel's mulligan asks both seats at once); a choice
+    too large to list (which cards to discard) gets the request's default."""
+    match = game.new_match(seed)
+    previous = {viewer: match.view(viewer) for viewer in game.viewers} if with_views else {}
     moves = 0
     while match.result is None:
-        seat = RULES.to_act(match.state)
-        match.act(seat, bot.choice(RULES.legal_actions(match.state, seat)), moves)
+        request = match.requests[0]  # computed once per state, as a room does
+        action = bot.choice(request.legal_actions) if request.legal_actions else request.default
+        match.act(request.seat, action, moves)
         moves += 1
         if with_views:
-            for viewer in VIEWERS:
+            for viewer in game.viewers:
                 view = match.view(viewer)
                 canonical_bytes(diff(previous[viewer], view))
                 view_hash(view)
@@ -86,13 +116,13 @@ def play_game(seed: int, bot: random.Random, with_views: bool) -> int:
     return moves
 
 
-def time_games(games: int, seed: int, with_views: bool, repeat: int) -> tuple[float, int]:
+def time_games(games: int, seed: int, with_views: bool, repeat: int, game: Game = BIGTWO) -> tuple[float, int]:
     """Best wall time over `repeat` runs of `games` games, and the moves in one run."""
     best, moves = float("inf"), 0
     for _ in range(repeat):
         bot = random.Random(seed)
         start = time.perf_counter()
-        moves = sum(play_game(seed + n, bot, with_views) for n in range(games))
+        moves = sum(play_game(game, seed + n, bot, with_views) for n in range(games))
         best = min(best, time.perf_counter() - start)
     return best, moves
 
@@ -207,6 +237,22 @@ def main(argv: list[str] | None = None) -> int:
     print()
     met = "met" if rules_gps >= TARGET_GAMES_PER_SECOND else "NOT met"
     print(f"target >= {TARGET_GAMES_PER_SECOND} complete games/s on one core (rules only): {met}")
+
+    print()
+    print("Other games, random legal moves (Duel: mage-basic against paladin-basic; Kingdoms: 5 seats), "
+          "a quarter of Big Two's games, beside Big Two:")
+    print()
+    print("| game | rules only: games/s | µs/move | × Big Two per move | with views: µs/move "
+          "| × Big Two per move |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, game in (("Duel", DUEL), ("Kingdoms", KINGDOMS)):
+        games, view_games = max(1, args.games // 4), max(1, args.view_games // 4)
+        game_s, game_moves = time_games(games, args.seed, with_views=False, repeat=args.repeat, game=game)
+        viewed_s, viewed_moves = time_games(view_games, args.seed, with_views=True, repeat=args.repeat, game=game)
+        move_us, viewed_move_us = game_s / game_moves * 1e6, viewed_s / viewed_moves * 1e6
+        print(f"| {name} ({len(game.players)} seats, {game_moves / games:.0f} moves/game) | {games / game_s:,.0f} | "
+              f"{move_us:.1f} | {move_us / rules_move_us:.2f} | {viewed_move_us:.1f} | "
+              f"{viewed_move_us / views_move_us:.2f} |")
     return 0
 
 

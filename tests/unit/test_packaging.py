@@ -40,6 +40,16 @@ def test_the_wheel_installs_one_tablehost_package_and_nothing_generic(wheel: Pat
         assert module in names
 
 
+def test_every_package_of_the_checkout_is_in_the_wheel(wheel: Path) -> None:
+    """A subpackage left out of pyproject.toml's list works in an editable
+    install and is missing from every real one (a container image)."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for folder in ("games", "actors", "host", "clients"):
+        for marker in sorted((ROOT / folder).rglob("__init__.py")):
+            installed = f"tablehost/{marker.relative_to(ROOT).as_posix()}"
+            assert installed in names, f"{marker.parent.relative_to(ROOT)} is not installed: add it to pyproject.toml"
+
+
 def test_outside_the_checkout_games_is_not_importable_and_tablehost_games_is(wheel: Path, tmp_path: Path) -> None:
     unpacked = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(unpacked)
