@@ -31,7 +31,7 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from tablehost.actors.config import LobbyConfig
-from tablehost.actors.matchmaking import Entrant, Group, LobbyRefused, Matchmaker, Refusal
+from tablehost.actors.matchmaking import Entrant, Gathering, GatheringKey, Group, LobbyRefused, Matchmaker, Refusal
 from tablehost.actors.process_tuning import tune_garbage_collection
 from tablehost.actors.placement import Placement, Room, RoomState, room_number
 from tablehost.actors.room import RoomActor, room_actor_name
@@ -97,6 +97,9 @@ class PendingTable:
     seed: int
     group: Group
     attempts: int = 0
+    # A table a tournament seated itself: its seats are the entrants' order
+    # (the pairing balanced them), and its caller awaits the outcome here.
+    placed: asyncio.Future[dict[str, Any]] | None = None
 
 
 @ray.remote(num_cpus=0)
@@ -135,6 +138,9 @@ class LobbyActor:
         self._tasks: set[asyncio.Task[Any]] = set()
         # Started here, not by a call: a lobby Ray restarted must tidy, watch
         # and place before any front door asks it something.
+        # Set (and replaced) whenever a room reports games over: what a
+        # tournament waiting for its tables' results wakes on.
+        self._results_arrived = asyncio.Event()
         self._janitor = asyncio.get_running_loop().create_task(self._tidy_forever())
         tune_garbage_collection()
         self._take_back_rooms()
@@ -241,7 +247,90 @@ class LobbyActor:
             return {"table_id": table_id, "endpoint": "", "running": False}
         return {"table_id": table_id, "endpoint": record.endpoint, "running": True}
 
+    # -- tournaments --------------------------------------------------------------------
+
+    async def place_tables(self, tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Open tables a tournament seated itself, not from the public queue:
+        each {"table_id", "game", "variant", "seed", "options", "players":
+        [{"name", "join"}] in seat order}. Returns, per table, where it runs
+        and each seat's token, or its result when it is already over, or an
+        `error`. Asking again for a table (a restarted tournament) opens
+        nothing twice: a running or finished table is answered as it is."""
+        waiting: list[asyncio.Future[dict[str, Any]]] = []
+        for table in tables:
+            future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+            waiting.append(future)
+            record = self.directory.get(table["table_id"])
+            if record is not None:
+                future.set_result(self._placed(record))
+                continue
+            try:
+                pending = self._tournament_table(table)
+            except LobbyRefused as refusal:
+                future.set_result({"table_id": table["table_id"], "error": refusal.message})
+                continue
+            pending.placed = future
+            self._awaiting_room.append(pending)
+        self._place_awaiting()
+        return list(await asyncio.gather(*waiting))
+
+    async def table_results(self, table_ids: list[str], timeout_s: float) -> dict[str, Any]:
+        """Each table's state ("running", "finished" with its result,
+        "ended" without one: deserted or failed, or "unknown"), once one of
+        them is no longer running or after `timeout_s`: a tournament waits
+        on this instead of polling."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            states = {table_id: self._table_state(table_id) for table_id in table_ids}
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or any(state["state"] != "running" for state in states.values()):
+                return states
+            try:
+                await asyncio.wait_for(self._results_arrived.wait(), remaining)
+            except TimeoutError:
+                pass
+
+    def _table_state(self, table_id: str) -> dict[str, Any]:
+        record = self.directory.get(table_id)
+        if record is None:
+            return {"state": "unknown"}
+        if record.result is not None:
+            return {"state": "finished", "result": record.result}
+        if record.running:
+            return {"state": "running"}
+        return {"state": "ended", "outcome": record.outcome}
+
+    def _tournament_table(self, table: dict[str, Any]) -> PendingTable:
+        rules = self._rules(table["game"], table.get("variant", ""))
+        seats = self._seats(rules, len(table["players"]))
+        key = GatheringKey(table["game"], table.get("variant", ""), seats=seats)
+        gathering = Gathering(key, seats, self._options_for(table["game"], table.get("options", {})), time.monotonic())
+        entrants = []
+        for seat, player in enumerate(table["players"]):
+            join, _ = self._checked_join(rules, dict(player.get("join", {})))
+            entrants.append(Entrant(f"{table['table_id']}#{seat}", player["name"], "", key, join))
+        return PendingTable(table["table_id"], int(table["seed"]), Group(0, gathering, entrants, time.monotonic()))
+
+    def _placed(self, record: TableRecord) -> dict[str, Any]:
+        if record.result is not None:
+            return {"table_id": record.table_id, "result": record.result}
+        if not record.running:
+            return {"table_id": record.table_id, "error": f"the table ended without a result ({record.outcome})"}
+        return {"table_id": record.table_id, "endpoint": record.endpoint, "game": record.game,
+                "display_names": list(record.players),
+                "seat_tokens": [self._token(record.table_id, seat) for seat in range(len(record.players))]}
+
     # -- rooms -----------------------------------------------------------------------
+
+    async def tables_over(self, room_id: str, results: list[dict[str, Any]]) -> None:
+        """A room reports games that ended, with their results (before the
+        tables linger and close): tournaments waiting on them wake."""
+        for entry in results:
+            record = self.directory.get(entry["table_id"])
+            if record is not None:
+                record.result = entry["result"]
+        self._results_arrived.set()
+        self._results_arrived = asyncio.Event()
 
     async def tables_closed(self, room_id: str, closed: list[dict[str, str]]) -> None:
         """A room reports tables it closed: their slots are free again."""
@@ -365,6 +454,13 @@ class LobbyActor:
                     f"-{self.rng.next_u64() & 0xFFFFFF:06x}")
         return PendingTable(table_id, self.rng.next_u64(), group)
 
+    def _fail_pending(self, pending: PendingTable, refusal: Refusal, message: str) -> None:
+        if pending.placed is not None:
+            if not pending.placed.done():
+                pending.placed.set_result({"table_id": pending.table_id, "error": message})
+            return
+        self._fail_group(pending.group, refusal, message)
+
     # -- placing tables in rooms ---------------------------------------------------------
 
     def _place_awaiting(self) -> None:
@@ -410,6 +506,7 @@ class LobbyActor:
                 "seed": pending.seed,
                 "entrants": [{"ticket": e.ticket, "name": e.name, "join": e.join} for e in pending.group.entrants],
                 "options": pending.group.gathering.options,
+                "keep_order": pending.placed is not None,
             }
             for pending in batch
         ]
@@ -434,7 +531,7 @@ class LobbyActor:
                 retry.append(pending)
             else:
                 log.error("table %s could not be opened in room %s: %s", pending.table_id, room.room_id, answer["error"])
-                self._fail_group(pending.group, Refusal.INTERNAL, f"the table could not be opened: {answer['error']}")
+                self._fail_pending(pending, Refusal.INTERNAL, f"the table could not be opened: {answer['error']}")
         if retry:
             self._awaiting_room.extendleft(reversed(retry))
             self._place_awaiting()
@@ -472,6 +569,9 @@ class LobbyActor:
         names, game = record["players"], record["game"]
         self.directory.add(TableRecord.from_plain(record, room.room_id, room.endpoint))
         log.info("table %s started in room %s, seed %d, seats %s", pending.table_id, room.room_id, pending.seed, names)
+        if pending.placed is not None:
+            pending.placed.set_result(self._placed(self.directory.get(pending.table_id)))
+            return
         for seat, ticket in enumerate(record["tickets"]):
             entrant = by_ticket[ticket]
             door = self.doors.get(entrant.door)
@@ -499,7 +599,7 @@ class LobbyActor:
         a slot, the groups waiting for one are told rather than left hanging."""
         if time.monotonic() < self._no_room_starts_until:
             while self._awaiting_room:
-                self._fail_group(self._awaiting_room.popleft().group, Refusal.UNAVAILABLE,
+                self._fail_pending(self._awaiting_room.popleft(), Refusal.UNAVAILABLE,
                                  "no room could be started for the table; try again shortly")
 
     # -- rooms: start, watch, release -----------------------------------------------------

@@ -110,6 +110,7 @@ class RoomActor:
         self._stopped: asyncio.Event | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._closed_unreported: list[dict[str, str]] = []
+        self._over_unreported: list[dict[str, Any]] = []  # games ended, results not yet reported
         self._report_scheduled = False
         self._last_trim = 0.0
         self.store: TableStore | None = None
@@ -266,7 +267,9 @@ class RoomActor:
             # The lobby's book was behind (a slot not yet reported free): another room may take it.
             return {"table_id": table_id, "error": f"room {self.room_id} is full ({len(self.tables)} tables)",
                     "retry": True}
-        record = table_record(request, seat_entrants(request["seed"], request["entrants"]))
+        # A tournament's tables keep the seats its pairing chose.
+        entrants = request["entrants"] if request.get("keep_order") else seat_entrants(request["seed"], request["entrants"])
+        record = table_record(request, entrants)
         try:
             table = Table(
                 table_id,
@@ -293,6 +296,9 @@ class RoomActor:
     # The table calls these (actors.table.TableOwner) from inside its own step.
 
     def table_finished(self, table: Table) -> None:
+        """Report the result now (a tournament waits for it), close after the linger."""
+        self._over_unreported.append({"table_id": table.table_id, "result": table.match.result})
+        self._schedule_report()
         asyncio.get_running_loop().call_later(self.config.linger_s, self._close, table, "the game is over")
 
     def table_idle(self, table: Table) -> None:
@@ -328,19 +334,28 @@ class RoomActor:
             asyncio.get_running_loop().run_in_executor(None, self.store.finish, table.table_id, table.epoch, outcome)
         log.info("room %s closed table %s (%s); %d tables open", self.room_id, table.table_id, outcome, len(self.tables))
         self._closed_unreported.append({"table_id": table.table_id, "outcome": outcome})
-        if not self._report_scheduled:
-            self._report_scheduled = True
-            asyncio.get_running_loop().call_later(self.config.report_interval_s, self._report_closed)
+        self._schedule_report()
         now = time.monotonic()
         if not self.tables and now - self._last_trim >= _TRIM_INTERVAL_S:
             self._last_trim = now
             _release_free_heap()  # a room's memory is its tables': give the freed heap back
 
-    def _report_closed(self) -> None:
+    def _schedule_report(self) -> None:
+        if not self._report_scheduled:
+            self._report_scheduled = True
+            asyncio.get_running_loop().call_later(self.config.report_interval_s, self._report)
+
+    def _report(self) -> None:
+        """Tell the lobby, in one batch each, the games over and the tables closed."""
         self._report_scheduled = False
-        batch, self._closed_unreported = self._closed_unreported, []
-        if batch and self.lobby is not None:
-            self.lobby.tables_closed.remote(self.room_id, batch)
+        over, self._over_unreported = self._over_unreported, []
+        closed, self._closed_unreported = self._closed_unreported, []
+        if self.lobby is None:
+            return
+        if over:
+            self.lobby.tables_over.remote(self.room_id, over)
+        if closed:
+            self.lobby.tables_closed.remote(self.room_id, closed)
 
     async def _close_deserted_tables(self) -> None:
         """A table whose players have all been away for the grace period is

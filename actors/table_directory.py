@@ -29,6 +29,8 @@ class TableRecord:
     finished_at: float | None = field(default=None, repr=False)
     # True between its room's death and its resumption in another room.
     resuming: bool = False
+    # The game's result, once its room reported the game over.
+    result: dict[str, Any] | None = field(default=None, repr=False)
 
     @classmethod
     def from_plain(cls, record: dict[str, Any], room_id: str, endpoint: str) -> TableRecord:

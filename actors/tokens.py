@@ -89,3 +89,19 @@ def _claim_of(payload: bytes) -> SeatClaim:
     if not (isinstance(table_id, str) and type(seat) is int and type(expires_ms) is int and isinstance(run_id, str)):
         raise TokenError("the seat token's payload lacks its table, seat, expiry or run")
     return SeatClaim(table_id, seat, expires_ms, run_id)
+
+
+ORGANISER = ""  # the `who` of a tournament's organiser key
+
+
+def tournament_key(secret: bytes, tournament_id: str, who: str) -> str:
+    """The key a tournament's organiser (who = ORGANISER) or a registered
+    player (who = the player's id) proves itself with. Derived from the
+    host's secret, so no front door keeps a list of keys and any front door
+    of the cluster checks them."""
+    payload = canonical_bytes({"tournament": tournament_id, "who": who})
+    return _b64(hmac.new(secret, b"tournament-key\x00" + payload, hashlib.sha256).digest())
+
+
+def tournament_key_matches(secret: bytes, tournament_id: str, who: str, key: str) -> bool:
+    return hmac.compare_digest(tournament_key(secret, tournament_id, who), key)

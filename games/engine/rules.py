@@ -55,6 +55,15 @@ class Request:
         return shown
 
 
+@dataclass(frozen=True, slots=True)
+class Placing:
+    """One seat's outcome of a game as a tournament counts it."""
+
+    place: int  # 0 = first; tied seats share a place
+    points: float
+    score: float  # the game's own score, for the score-difference tie-break
+
+
 class GameRules:
     """A game as the host sees it. Subclasses set the class attributes and
     override what differs; `view` and `result` have no default."""
@@ -148,6 +157,23 @@ class GameRules:
     def result(self, state: State) -> dict[str, Any] | None:
         """The game's result once it is over ({"winner", "scores", ...}), else None."""
         raise NotImplementedError(f"{type(self).__name__} must say when the game is over")
+
+    def placings(self, result: Mapping[str, Any]) -> list[Placing]:
+        """Each seat's place in a finished game, for a tournament's standings:
+        by the result's "scores" (higher is better; equal scores share a
+        place). Points are the players beaten plus half the ones tied, so a
+        2-seat game scores 1 / 0.5 / 0 and a 4-seat table 3 to 0. A game
+        whose scores mean something else says so by overriding this."""
+        scores = [float(score) for score in result.get("scores", ())]
+        if not scores:
+            raise ValueError(f"{self.name}'s result has no scores to place the seats by")
+        placings = []
+        for score in scores:
+            beaten = sum(1 for other in scores if other < score)
+            tied = sum(1 for other in scores if other == score) - 1
+            place = sum(1 for other in scores if other > score)
+            placings.append(Placing(place, beaten + tied / 2, score))
+        return placings
 
     # -- what the tools may use ---------------------------------------------------
 

@@ -41,6 +41,7 @@ from tablehost.host.server import Host  # noqa: E402
 
 # How long redis-server stays down: what a crash and a supervisor's restart take.
 REDIS_DOWN_S = 1.0
+ADD_NODE_ATTEMPTS = 3
 
 
 class NodeLoss(Chaos):
@@ -63,8 +64,16 @@ class NodeLoss(Chaos):
         (node,) = [n for n in self.cluster.list_all_nodes() if n.node_id == victims[0]["node_id"]]
         await asyncio.to_thread(self.cluster.remove_node, node, False)
         # A fresh node in its place (Ray's Node must start on the main
-        # thread: the bots pause while it does).
-        self.cluster.add_node(num_cpus=1)
+        # thread: the bots pause while it does). On this 2-core machine a
+        # raylet sometimes misses Ray's startup deadline: try again.
+        for attempt in range(1, ADD_NODE_ATTEMPTS + 1):
+            try:
+                self.cluster.add_node(num_cpus=1)
+                break
+            except Exception as error:  # Ray raises a bare Exception for a node that did not start
+                if attempt == ADD_NODE_ATTEMPTS or "timed out during startup" not in str(error):
+                    raise
+                print(f"a replacement node did not start ({error}); trying again", flush=True)
         return "node removed"
 
     async def _kill_rooms(self) -> None:
