@@ -1,0 +1,327 @@
+"""The tournament actor: one per tournament. It pairs each round with the
+pure core (tournament.py and the format modules), opens the round's tables
+through the lobby's placement (not the public queue), waits for their
+results, and advances.
+
+Every change is an event appended to the tournament's durable log (the
+tables' store, actors/store/event_log.py) before it takes effect, and the
+state is the fold of those events. Ray restarts the actor when its process
+dies; the new incarnation replays the log and carries on with the round in
+progress: tables already open are found again (the lobby answers for a
+table id it knows instead of opening it twice), results are keyed by table
+id (a duplicate changes nothing), and a result that arrived while the actor
+was down is still in the lobby's directory.
+
+Front doors do not hold a call open per player: each keeps one `updates`
+call open per tournament and fans what it gets out to its own watchers."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+import time
+from typing import Any
+
+import ray
+
+from tablehost.actors.lobby import LOBBY_NAME, NAMESPACE
+from tablehost.actors.journal import through_outage
+from tablehost.actors.store import StoreError
+from tablehost.actors.store.event_log import EventLog, open_event_log
+from tablehost.actors.tournament.tournament import (GameRecord, Standing, Table, Tournament, TournamentError,
+                                                    TournamentSpec)
+from tablehost.games.registry import GameCatalog
+
+log = logging.getLogger("tablehost.tournament")
+
+ACTOR_PREFIX = "tablehost-tournament-"
+# How long one wait on the lobby for results lasts before it is asked again.
+RESULTS_WAIT_S = 30.0
+# A table that could not be opened is tried again this many times, then its
+# players all forfeit (their results count as losses).
+MAX_OPEN_ATTEMPTS = 3
+# A round whose tables do not all finish within this long is not waited
+# for forever: its unfinished tables are settled as forfeits by every seat.
+DEFAULT_ROUND_LIMIT_S = 3600.0
+
+
+def tournament_actor_name(tournament_id: str) -> str:
+    return f"{ACTOR_PREFIX}{tournament_id}"
+
+
+def standing_to_plain(standing: Standing) -> dict[str, Any]:
+    return {"place": standing.place, "player": standing.player, "points": standing.points,
+            "tiebreaks": list(standing.tiebreaks), "games": standing.games, "wins": standing.wins,
+            "byes": standing.byes, "rating": standing.rating, "withdrawn": standing.withdrawn}
+
+
+@ray.remote(num_cpus=0, max_restarts=-1)
+class TournamentActor:
+    def __init__(self, created: dict[str, Any], store_url: str, game_modules: tuple[str, ...] = (),
+                 game_path: tuple[str, ...] = ()) -> None:
+        """`created` is the tournament's first event ({"kind": "created",
+        "spec", "name", "options"}); it is written only if the log is empty
+        (a restarted actor is given the same one and finds its own log)."""
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+        spec = TournamentSpec.from_dict(created["spec"])
+        self.tournament_id = spec.tournament_id
+        self.catalog = GameCatalog.load(game_modules, game_path)
+        self.rules = self.catalog.rules(spec.game)
+        self.log: EventLog = open_event_log(store_url)
+        events = self.log.read(self.tournament_id)
+        if not events:
+            self.log.append(self.tournament_id, 0, created)
+            events = [created]
+        first = events[0]
+        self.name: str = first["name"]
+        self.options: dict[str, Any] = dict(first.get("options", {}))
+        self.round_limit_s = float(first.get("round_limit_s", DEFAULT_ROUND_LIMIT_S))
+        self.max_players = int(first.get("max_players", 100_000))
+        self.events = len(events)
+        self.joins: dict[str, dict[str, Any]] = {}
+        self.started = False
+        core_events = []
+        for event in events[1:]:
+            if event["kind"] == "core":
+                core_events.append(event["event"])
+                if "join" in event:
+                    self.joins[event["event"]["player"]] = event["join"]
+            elif event["kind"] == "start":
+                self.started = True
+        self.core = Tournament(TournamentSpec.from_dict(first["spec"]))
+        self.byes: list[tuple[int, str]] = []  # (round, player), every round's
+        self._byes_round = 0
+        for event in core_events:
+            self._apply(event)
+        # Where each table of the current round runs, and its seat tokens.
+        self.placed: dict[str, dict[str, Any]] = {}
+        self.version = 0
+        self._changed = asyncio.Event()
+        self._appending = asyncio.Lock()
+        self._lobby: Any = None
+        self._runner: asyncio.Task[None] | None = None
+        if self.started and not self.core.finished:
+            self._runner = asyncio.get_running_loop().create_task(self._run())
+        log.info("tournament %s (%s, %s): %d events replayed, round %d", self.tournament_id, spec.game, spec.format,
+                 self.events, self.core.rounds_played)
+
+    # -- what front doors call -----------------------------------------------------
+
+    async def register(self, player: str, join: dict[str, Any]) -> dict[str, Any]:
+        """Raises TournamentError (its message is the reason) and changes nothing
+        when the player may not join; the game checks the join data first."""
+        if len(self.core.players()) >= self.max_players:
+            raise TournamentError(f"the tournament is full ({self.max_players} players)")
+        checked = self.rules.check_join(join)
+        event = self.core.register(player)
+        await self._persist({"kind": "core", "event": event, "join": checked})
+        self.joins[player] = checked
+        self._bump()
+        return {"player": player}
+
+    async def withdraw(self, player: str) -> None:
+        await self._persist({"kind": "core", "event": self.core.withdraw(player)})
+        self._bump()
+
+    async def start(self) -> dict[str, Any]:
+        if self.started:
+            raise TournamentError("the tournament has started already")
+        if len(self.core.players()) < 2:
+            raise TournamentError("a tournament needs at least 2 registered players to start")
+        await self._persist({"kind": "start"})
+        self.started = True
+        self._runner = asyncio.get_running_loop().create_task(self._run())
+        self._bump()
+        return self.status()
+
+    def status(self) -> dict[str, Any]:
+        spec = self.core.spec
+        current = self.core.current_round
+        return {
+            "tournament_id": self.tournament_id, "name": self.name, "game": spec.game, "format": spec.format,
+            "state": "finished" if self.core.finished else "running" if self.started else "registering",
+            "round": current.number if current is not None else self.core.rounds_played,
+            "rounds": spec.rounds, "players": len(self.core.players()),
+            "tables_pending": len(self.core.pending_tables()) if current is not None else 0,
+            "tiebreak_names": list(self.core.tiebreak_names()),
+            "standings": [standing_to_plain(s) for s in self.core.standings()],
+            "finish_reason": self.core.finish_reason or "",
+            "games_played": len(self.core.history()),
+        }
+
+    async def updates(self, version: int, timeout_s: float) -> dict[str, Any]:
+        """Once the tournament changed after `version` (or after `timeout_s`):
+        its status, and the current round's tables with each seat's token
+        (front doors hand each player only its own)."""
+        if version == self.version:
+            try:
+                await asyncio.wait_for(self._changed.wait(), timeout_s)
+            except TimeoutError:
+                pass
+        current = self.core.current_round
+        round_plain = None
+        if current is not None:
+            round_plain = {"number": current.number, "byes": list(current.byes),
+                           "tables": {t.table_id: list(t.players) for t in current.tables},
+                           "placed": dict(self.placed)}
+        return {"version": self.version, "status": self.status(), "round": round_plain}
+
+    def results(self) -> dict[str, Any]:
+        """Every result recorded, in order, and every bye (what `export` writes)."""
+        return {"results": [record.to_dict() for record in self.core.history()], "byes": list(self.byes)}
+
+    def pid(self) -> int:
+        """This incarnation's process (what a test SIGKILLs)."""
+        return os.getpid()
+
+    async def wait_finished(self, timeout_s: float) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout_s
+        while not self.core.finished and time.monotonic() < deadline:
+            try:
+                await asyncio.wait_for(self._changed.wait(), deadline - time.monotonic())
+            except TimeoutError:
+                break
+        return self.status()
+
+    # -- running the rounds ------------------------------------------------------------
+
+    async def _run(self) -> None:
+        try:
+            while not self.core.finished:
+                if self.core.current_round is None or self.core.round_complete():
+                    ended = self.core.current_round
+                    await self._persist({"kind": "core", "event": self._started(self.core.start_round())})
+                    self.placed = {}
+                    self._bump()
+                    if ended is not None:
+                        log.info("tournament %s: round %d ended", self.tournament_id, ended.number)
+                    continue
+                await self._play_round()
+            log.info("tournament %s finished: %s", self.tournament_id, self.core.finish_reason)
+        except Exception:
+            log.exception("tournament %s stopped", self.tournament_id)
+            raise
+
+    async def _play_round(self) -> None:
+        current = self.core.current_round
+        assert current is not None
+        log.info("tournament %s: round %d, %d tables, %d byes", self.tournament_id, current.number,
+                 len(current.tables), len(current.byes))
+        attempts: dict[str, int] = {}
+        deadline = time.monotonic() + self.round_limit_s
+        while not self.core.round_complete():
+            pending = self.core.pending_tables()
+            to_open = [table for table in pending if table.table_id not in self.placed]
+            if to_open:
+                await self._open(to_open, attempts)
+                continue
+            if time.monotonic() >= deadline:
+                for table in pending:
+                    await self._record_forfeit(table, "the round's time ran out")
+                return
+            states = await self.lobby.table_results.remote([t.table_id for t in pending], RESULTS_WAIT_S)
+            for table in pending:
+                state = states[table.table_id]
+                if state["state"] == "finished":
+                    await self._record_result(table, state["result"])
+                elif state["state"] == "ended":
+                    await self._record_forfeit(table, f"the table ended without a result ({state['outcome']})")
+                elif state["state"] == "unknown":
+                    # The lobby restarted and lost its record: open it again
+                    # (the store's copy of a running table is resumed by then).
+                    self.placed.pop(table.table_id, None)
+
+    async def _open(self, tables: list[Table], attempts: dict[str, int]) -> None:
+        requests = [self._table_request(table) for table in tables]
+        answers = await self.lobby.place_tables.remote(requests)
+        for table, answer in zip(tables, answers):
+            if "result" in answer:
+                await self._record_result(table, answer["result"])
+            elif "error" in answer:
+                attempts[table.table_id] = attempts.get(table.table_id, 0) + 1
+                log.warning("tournament %s: table %s not opened: %s", self.tournament_id, table.table_id,
+                            answer["error"])
+                if attempts[table.table_id] >= MAX_OPEN_ATTEMPTS:
+                    await self._record_forfeit(table, f"the table could not be opened: {answer['error']}")
+            else:
+                self.placed[table.table_id] = answer
+        self._bump()
+
+    def _table_request(self, table: Table) -> dict[str, Any]:
+        return {
+            "table_id": table.table_id,
+            "game": self.core.spec.game,
+            "variant": "",
+            "seed": self._table_seed(table),
+            "options": self.options,
+            "players": [{"name": player, "join": self.joins.get(player, {})} for player in table.players],
+        }
+
+    def _table_seed(self, table: Table) -> int:
+        """From the tournament's seed and the table id, so a table opened
+        again after a restart is the same table."""
+        digest = hashlib.blake2b(f"{self.core.spec.seed}:{table.table_id}".encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "big")
+
+    async def _record_result(self, table: Table, result: dict[str, Any]) -> None:
+        placings = self.rules.placings(result)
+        record = GameRecord(table_id=table.table_id, round=table.round, players=table.players,
+                            points=tuple(p.points for p in placings), ranks=tuple(p.place for p in placings),
+                            scores=tuple(p.score for p in placings), forfeited=(False,) * len(table.players))
+        await self._record(record)
+
+    async def _record_forfeit(self, table: Table, why: str) -> None:
+        log.warning("tournament %s: table %s forfeited by every seat: %s", self.tournament_id, table.table_id, why)
+        seats = len(table.players)
+        record = GameRecord(table_id=table.table_id, round=table.round, players=table.players,
+                            points=(0.0,) * seats, ranks=(seats - 1,) * seats, scores=(0.0,) * seats,
+                            forfeited=(True,) * seats)
+        await self._record(record)
+
+    async def _record(self, record: GameRecord) -> None:
+        event = self.core.record(record)
+        if event is None:
+            return  # this table's result is in already
+        await self._persist({"kind": "core", "event": event})
+        self._bump()
+
+    # -- plumbing -----------------------------------------------------------------------
+
+    def _apply(self, event: dict[str, Any]) -> None:
+        """Replay one of the core's events, keeping the byes of a round it starts."""
+        self.core.apply(event)
+        self._started(event)
+
+    def _started(self, event: dict[str, Any]) -> dict[str, Any]:
+        current = self.core.current_round
+        if current is not None and current.number > self._byes_round:
+            self.byes.extend((current.number, player) for player in current.byes)
+            self._byes_round = current.number
+        return event
+
+    async def _persist(self, event: dict[str, Any]) -> None:
+        """Append before anyone hears of the change (one append at a time, in
+        the order the changes were made). A store that stays unreachable
+        past its outage allowance ends this process: Ray starts the actor
+        again, which replays only what was kept, so nothing unkept is acted on."""
+        async with self._appending:
+            try:
+                await through_outage(self.log.append, self.tournament_id, self.events, event)
+            except StoreError:
+                log.exception("tournament %s: event %d not kept; restarting from the log", self.tournament_id,
+                              self.events)
+                os._exit(1)
+            self.events += 1
+
+    def _bump(self) -> None:
+        self.version += 1
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    @property
+    def lobby(self) -> Any:
+        if self._lobby is None:
+            self._lobby = ray.get_actor(LOBBY_NAME, namespace=NAMESPACE)
+        return self._lobby
