@@ -181,6 +181,13 @@ async def _demo(config: HostConfig, args: argparse.Namespace) -> int:
         await host.stop()
 
 
+async def _tournament(args: argparse.Namespace) -> int:
+    from tablehost.host.tournament_cli import run_tournament_command
+
+    join_data = _join_data(f"tournament {args.action}", getattr(args, "join_data", "") or "")
+    return await run_tournament_command(args, _tls_root_cert(f"tournament {args.action}", args.tls_ca), join_data)
+
+
 def _add_tls_ca_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tls-ca", metavar="FILE",
                         help="connect over TLS, trusting the PEM certificate(s) in FILE (a host with --tls-cert)")
@@ -237,12 +244,18 @@ def main(argv: list[str] | None = None) -> None:
     _add_tls_ca_argument(play)
     _add_game_arguments(play)
 
+    from tablehost.host.tournament_cli import add_tournament_commands
+
+    add_tournament_commands(commands, HostConfig.add_arguments, _add_tls_ca_argument)
+
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
-    if args.command in ("serve", "demo") and args.address is None:
+    hosts_here = args.command in ("serve", "demo") or (
+        args.command == "tournament" and args.action == "simulate" and not args.target)
+    if hosts_here and args.address is None:
         # Before anything imports ray: a local Ray listens on 127.0.0.1 only (host/server.py).
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    if args.command in ("serve", "demo"):
+    if hosts_here:
         from tablehost.actors.process_tuning import raise_open_files_limit
 
         raise_open_files_limit()
@@ -257,6 +270,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(asyncio.run(_status(args)))
     elif args.command == "play":
         asyncio.run(_play(args))
+    elif args.command == "tournament":
+        sys.exit(asyncio.run(_tournament(args)))
 
 
 if __name__ == "__main__":

@@ -20,14 +20,16 @@ from tablehost.games.registry import GameCatalog
 from tablehost.host.admin_service import AdminService
 from tablehost.host.config import HostConfig
 from tablehost.host.lobby_service import LobbyService
+from tablehost.host.tournament_service import TournamentService, TournamentSettings
 from tablehost.host.waiting import WaitingRoom
-from tablehost.v1 import admin_pb2, lobby_pb2, table_pb2
+from tablehost.v1 import admin_pb2, lobby_pb2, table_pb2, tournament_pb2
 
 log = logging.getLogger("tablehost.host")
 
 LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name
 TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["Table"].full_name
 ADMIN_SERVICE = admin_pb2.DESCRIPTOR.services_by_name["Admin"].full_name
+TOURNAMENT_SERVICE = tournament_pb2.DESCRIPTOR.services_by_name["Tournaments"].full_name
 # Lobby requests are small; anything bigger is refused by gRPC before it is parsed.
 MAX_REQUEST_BYTES = 16 * 1024
 
@@ -129,11 +131,16 @@ class Host:
         add_unary_service(server, lobby_pb2.DESCRIPTOR.services_by_name["Lobby"],
                           LobbyService(self.lobby, self.waiting, catalog))
         add_unary_service(server, admin_pb2.DESCRIPTOR.services_by_name["Admin"], AdminService(self.lobby, self.waiting))
+        tournaments = TournamentSettings(self.config.store, self.config.token_secret, self.config.game_modules,
+                                         self.config.game_path)
+        add_unary_service(server, tournament_pb2.DESCRIPTOR.services_by_name["Tournaments"],
+                          TournamentService(tournaments, catalog))
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         # Rooms serve Table without reflection (their memory is their
         # tables'): the front door describes it, so tools can fetch it here.
         reflection.enable_server_reflection(
-            (LOBBY_SERVICE, ADMIN_SERVICE, TABLE_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+            (LOBBY_SERVICE, ADMIN_SERVICE, TOURNAMENT_SERVICE, TABLE_SERVICE, health.SERVICE_NAME,
+             reflection.SERVICE_NAME), server
         )
         credentials = server_credentials(self.config.tls_cert_pem, self.config.tls_key_pem)
         self.port = bind_port(server, f"{self.config.host}:{self.config.port}", credentials)

@@ -1,0 +1,181 @@
+"""`tablehost tournament …`: create, join, start, status, standings, export
+and simulate, over the front door's Tournaments service."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from typing import Any
+
+import grpc
+
+from tablehost.v1 import tournament_pb2 as pb
+
+FORMAT_CHOICES = ("swiss", "round_robin", "elimination", "table_rounds")
+
+
+def add_tournament_commands(commands: Any, add_host_arguments: Any, add_tls: Any) -> None:
+    """The `tournament` command and its subcommands. `add_host_arguments`
+    adds `serve`'s flags (simulate starts a host of its own unless given
+    --target); `add_tls` adds --tls-ca."""
+    tournament = commands.add_parser("tournament", help="hosted tournaments: create, join, follow, export, simulate")
+    actions = tournament.add_subparsers(dest="action", required=True)
+
+    def with_target(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        parser.add_argument("--target", default="127.0.0.1:50051")
+        add_tls(parser)
+        return parser
+
+    create = with_target(actions.add_parser("create", help="create a tournament (prints its id and organiser key)"))
+    _add_shape(create)
+    create.add_argument("--name", default="tournament")
+    create.add_argument("--max-players", type=int, default=0)
+
+    join = with_target(actions.add_parser("join", help="register a player (prints the player's key)"))
+    join.add_argument("tournament_id")
+    join.add_argument("--player", required=True)
+    join.add_argument("--join-data", default="", metavar="JSON", help="the player's options for the game (a deck)")
+
+    start = with_target(actions.add_parser("start", help="close registration and pair the first round"))
+    start.add_argument("tournament_id")
+    start.add_argument("--key", required=True, help="the organiser key `create` printed")
+
+    for name, what in (("status", "where the tournament stands"), ("standings", "the standings")):
+        shown = with_target(actions.add_parser(name, help=what))
+        shown.add_argument("tournament_id")
+        shown.add_argument("--json", action="store_true")
+
+    export = with_target(actions.add_parser("export", help="every result and the standings, as JSON or CSV"))
+    export.add_argument("tournament_id")
+    export.add_argument("--format", choices=("json", "csv"), default="json")
+
+    simulate = actions.add_parser("simulate", help="a whole tournament of bots, with progress and final standings")
+    add_host_arguments(simulate)
+    _add_shape(simulate)
+    simulate.add_argument("--players", type=int, required=True)
+    simulate.add_argument("--target", default="", help="a running host (default: start one here)")
+    simulate.add_argument("--bot", default="", help="the bots' kind (default: the game's own, else random)")
+    simulate.add_argument("--join-data", default="", metavar="JSON", help="every player's options (a deck)")
+    simulate.add_argument("--out", default="", metavar="DIR", help="write results.json, results.csv, standings.csv")
+    simulate.add_argument("--no-progress", action="store_true", help="print a line per round instead of a bar")
+    add_tls(simulate)
+
+
+def _add_shape(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", default="duel")
+    parser.add_argument("--format", dest="tournament_format", choices=FORMAT_CHOICES, default="swiss")
+    parser.add_argument("--rounds", type=int, default=0, help="0: the format's natural count")
+    parser.add_argument("--seats", type=int, default=0, help="table_rounds: players per table")
+    parser.add_argument("--turn-timeout-ms", type=int, default=0)
+
+
+async def run_tournament_command(args: argparse.Namespace, tls_root_cert: bytes | None, join_data: Any) -> int:
+    from tablehost.clients.tournament import TournamentClient
+
+    if args.action == "simulate":
+        from tablehost.host.tournament_simulation import simulate
+
+        return await simulate(args, tls_root_cert, join_data)
+    async with TournamentClient(args.target, tls_root_cert=tls_root_cert) as client:
+        try:
+            return await _one_call(client, args, join_data)
+        except grpc.aio.AioRpcError as error:
+            print(f"tablehost tournament {args.action}: {error.code().name}: {error.details()}", file=sys.stderr)
+            return 1
+
+
+async def _one_call(client: Any, args: argparse.Namespace, join_data: Any) -> int:
+    if args.action == "create":
+        created = await client.create(args.name, args.game, args.tournament_format, args.rounds, args.seats,
+                                      args.turn_timeout_ms, args.max_players)
+        print(json.dumps({"tournament_id": created.tournament_id, "organiser_key": created.organiser_key}))
+    elif args.action == "join":
+        registration = await client.register(args.tournament_id, args.player, join_data)
+        print(json.dumps({"player": registration.player, "player_key": registration.player_key}))
+    elif args.action == "start":
+        print(describe(await client.start(args.tournament_id, args.key)))
+    elif args.action in ("status", "standings"):
+        status = await client.status(args.tournament_id)
+        if args.json:
+            print(json.dumps(status_dict(status)))
+        else:
+            print(describe(status) if args.action == "status" else standings_table(status))
+    elif args.action == "export":
+        results = await client.stub.GetResults(pb.GetTournamentRequest(tournament_id=args.tournament_id))
+        status = await client.status(args.tournament_id)
+        print(export_json(status, results) if args.format == "json" else export_csv(results), end="")
+    return 0
+
+
+def status_dict(status: pb.TournamentStatus) -> dict[str, Any]:
+    return {
+        "tournament_id": status.tournament_id, "name": status.name, "game": status.game,
+        "format": pb.TournamentFormat.Name(status.format).lower(), "state": status.state, "round": status.round,
+        "rounds": status.rounds, "players": status.players, "tables_pending": status.tables_pending,
+        "finish_reason": status.finish_reason, "games_played": status.games_played, "tiebreak_names": list(status.tiebreak_names),
+        "standings": [{"place": s.place, "player": s.player, "points": s.points, "tiebreaks": list(s.tiebreaks),
+                       "games": s.games, "wins": s.wins, "byes": s.byes, "rating": round(s.rating, 3),
+                       "withdrawn": s.withdrawn} for s in status.standings],
+    }
+
+
+def describe(status: pb.TournamentStatus) -> str:
+    line = (f"{status.tournament_id} {status.name!r}: {status.game}, {pb.TournamentFormat.Name(status.format).lower()}, "
+            f"{status.state}, round {status.round} of {status.rounds}, {status.players} players, "
+            f"{status.tables_pending} tables pending")
+    return line + (f" ({status.finish_reason})" if status.finish_reason else "")
+
+
+def standings_table(status: pb.TournamentStatus, limit: int = 0) -> str:
+    names = list(status.tiebreak_names)
+    rows = [["place", "player", "points", *names, "games", "wins", "byes", "rating"]]
+    for standing in status.standings[:limit or None]:
+        rows.append([str(standing.place), standing.player + (" (withdrawn)" if standing.withdrawn else ""),
+                     f"{standing.points:g}", *(f"{value:g}" for value in standing.tiebreaks), str(standing.games),
+                     str(standing.wins), str(standing.byes), f"{standing.rating:.2f}"])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)
+
+
+def results_rows(results: pb.TournamentResults) -> list[dict[str, Any]]:
+    """One row per player per table (and per bye): what a spreadsheet wants."""
+    rows = []
+    for result in results.results:
+        for seat, player in enumerate(result.players):
+            rows.append({"round": result.round, "table_id": result.table_id, "seat": seat, "player": player,
+                         "points": result.points[seat], "place": result.places[seat], "score": result.scores[seat],
+                         "forfeited": result.forfeited[seat]})
+    for number, player in zip(results.byes_round, results.byes_player):
+        rows.append({"round": number, "table_id": "", "seat": -1, "player": player, "points": "", "place": "",
+                     "score": "", "forfeited": False})
+    return rows
+
+
+def export_csv(results: pb.TournamentResults) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=["round", "table_id", "seat", "player", "points", "place", "score",
+                                             "forfeited"])
+    writer.writeheader()
+    writer.writerows(results_rows(results))
+    return out.getvalue()
+
+
+def standings_csv(status: pb.TournamentStatus) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["place", "player", "points", *status.tiebreak_names, "games", "wins", "byes", "rating",
+                     "withdrawn"])
+    for s in status.standings:
+        writer.writerow([s.place, s.player, s.points, *s.tiebreaks, s.games, s.wins, s.byes, s.rating, s.withdrawn])
+    return out.getvalue()
+
+
+def export_json(status: pb.TournamentStatus, results: pb.TournamentResults) -> str:
+    return json.dumps({"tournament": status_dict(status), "results": [
+        {"table_id": r.table_id, "round": r.round, "players": list(r.players), "points": list(r.points),
+         "places": list(r.places), "scores": list(r.scores), "forfeited": list(r.forfeited)}
+        for r in results.results],
+        "byes": [{"round": n, "player": p} for n, p in zip(results.byes_round, results.byes_player)]}, indent=1) + "\n"

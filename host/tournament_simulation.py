@@ -1,0 +1,142 @@
+"""`tablehost tournament simulate`: a whole tournament of bot players through
+the real stack (front door, tournament actor, lobby placement, rooms, table
+streams), with a progress bar and the final standings.
+
+Without --target it starts a host here (an embedded Ray, or the cluster of
+--address); every player is a client of that front door in this process,
+watching the tournament and playing the tables it is given."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from tablehost.clients.bots import PlayStats, bot_factories, make_bot
+from tablehost.clients.sdk import LobbyClient
+from tablehost.clients.tournament import PlayerReport, TournamentClient, play_tournament
+from tablehost.games.registry import GameCatalog
+from tablehost.host.tournament_cli import export_csv, export_json, standings_csv, standings_table
+from tablehost.v1 import tournament_pb2 as pb
+
+# Registrations in flight at once (each a call to the tournament actor).
+REGISTER_CONCURRENCY = 64
+
+
+async def simulate(args: argparse.Namespace, tls_root_cert: bytes | None, join_data: Any) -> int:
+    if args.players < 2:
+        raise SystemExit("tablehost tournament simulate: --players must be at least 2")
+    host = None
+    target = args.target
+    if not target:
+        from tablehost.host.config import HostConfig
+        from tablehost.host.server import Host
+
+        host = Host(HostConfig.from_args(args))
+        await host.start()
+        target = host.target
+    try:
+        return await _run(args, target, tls_root_cert, join_data)
+    finally:
+        if host is not None:
+            await host.stop()
+
+
+async def _run(args: argparse.Namespace, target: str, tls_root_cert: bytes | None, join_data: Any) -> int:
+    rules = GameCatalog.load(tuple(getattr(args, "game_module", ()) or ()), ()).rules(args.game)
+    factories = bot_factories(dict(rules.bots()))
+    kind = args.bot or next(iter(rules.bots()), "random")
+    join = join_data or rules.example_join()
+    console = Console(stderr=True)
+    async with TournamentClient(target, tls_root_cert=tls_root_cert) as client, \
+            LobbyClient(target, tls_root_cert=tls_root_cert) as lobby:
+        created = await client.create(f"simulation of {args.players}", args.game, args.tournament_format,
+                                      args.rounds, args.seats, args.turn_timeout_ms)
+        tournament_id = created.tournament_id
+        players = [f"p{index:05d}" for index in range(args.players)]
+        keys = await _register_all(client, tournament_id, players, join)
+        stats = PlayStats()
+        started_at = time.monotonic()
+        tasks = [asyncio.create_task(play_tournament(client, lobby, tournament_id, player, keys[player],
+                                                     make_bot(kind, factories, (args.seed or 0) + index), stats))
+                 for index, player in enumerate(players)]
+        await client.start(tournament_id, created.organiser_key)
+        rounds = await _follow(client, tournament_id, console, args.no_progress, started_at)
+        reports: list[PlayerReport] = await asyncio.gather(*tasks)
+        elapsed = time.monotonic() - started_at
+        status = await client.status(tournament_id)
+        results = await client.stub.GetResults(pb.GetTournamentRequest(tournament_id=tournament_id))
+    games = len(results.results)
+    summary = {
+        "tournament_id": tournament_id, "game": args.game, "format": args.tournament_format,
+        "players": args.players, "rounds": status.round, "games": games, "seconds": round(elapsed, 2),
+        "games_per_s": round(games / elapsed, 2) if elapsed else 0.0, "moves": stats.moves, "rejects": stats.rejects,
+        "forfeited_tables": sum(1 for r in results.results if any(r.forfeited)),
+        "round_seconds": rounds, "p50_ms": stats.percentile_ms(50), "p99_ms": stats.percentile_ms(99),
+        "tables_played_by_players": sum(len(r.tables) for r in reports),
+        "finish_reason": status.finish_reason,
+    }
+    print(standings_table(status, limit=20))
+    print(json.dumps(summary))
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "results.json").write_text(export_json(status, results))
+        (out / "results.csv").write_text(export_csv(results))
+        (out / "standings.csv").write_text(standings_csv(status))
+        (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return 0 if summary["forfeited_tables"] == 0 and status.state == "finished" else 1
+
+
+async def _register_all(client: TournamentClient, tournament_id: str, players: list[str],
+                        join: dict[str, Any]) -> dict[str, str]:
+    keys: dict[str, str] = {}
+    gate = asyncio.Semaphore(REGISTER_CONCURRENCY)
+
+    async def register(player: str) -> None:
+        async with gate:
+            keys[player] = (await client.register(tournament_id, player, join)).player_key
+
+    await asyncio.gather(*(register(player) for player in players))
+    return keys
+
+
+async def _follow(client: TournamentClient, tournament_id: str, console: Console, plain: bool,
+                  started_at: float) -> list[float]:
+    """Follow the tournament as a spectator until it is over; returns each
+    round's seconds. Shows rounds, tables finished and games/s as it goes."""
+    round_seconds: list[float] = []
+    round_started = time.monotonic()
+    current, games_before_round, games = 0, 0, 0
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+               TimeElapsedColumn())
+    with Progress(*columns, console=console, disable=plain) as progress:
+        rounds_bar = progress.add_task("rounds", total=None, rate="")
+        tables_bar = progress.add_task("tables", total=None, rate="")
+        async for event in client.watch(tournament_id):
+            if event.WhichOneof("event") != "status":
+                continue
+            status = event.status
+            if status.round > current:
+                if current:
+                    round_seconds.append(round(time.monotonic() - round_started, 2))
+                    games_before_round = games
+                    if plain:
+                        console.print(f"round {current} done in {round_seconds[-1]} s")
+                current, round_started = status.round, time.monotonic()
+            games = status.games_played
+            this_round = games - games_before_round
+            rate = f"{games / max(1e-9, time.monotonic() - started_at):.1f} games/s"
+            progress.update(rounds_bar, completed=min(current, status.rounds or current), total=status.rounds or None,
+                            rate=f"round {current}")
+            progress.update(tables_bar, completed=this_round, total=this_round + status.tables_pending, rate=rate)
+            if status.state == "finished":
+                round_seconds.append(round(time.monotonic() - round_started, 2))
+                break
+    return round_seconds

@@ -1,0 +1,216 @@
+from tablehost.v1 import lobby_pb2 as _lobby_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class TournamentFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOURNAMENT_FORMAT_UNSPECIFIED: _ClassVar[TournamentFormat]
+    SWISS: _ClassVar[TournamentFormat]
+    ROUND_ROBIN: _ClassVar[TournamentFormat]
+    ELIMINATION: _ClassVar[TournamentFormat]
+    TABLE_ROUNDS: _ClassVar[TournamentFormat]
+TOURNAMENT_FORMAT_UNSPECIFIED: TournamentFormat
+SWISS: TournamentFormat
+ROUND_ROBIN: TournamentFormat
+ELIMINATION: TournamentFormat
+TABLE_ROUNDS: TournamentFormat
+
+class CreateTournamentRequest(_message.Message):
+    __slots__ = ("name", "game", "format", "rounds", "seats", "turn_timeout_ms", "max_players")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    MAX_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    game: str
+    format: TournamentFormat
+    rounds: int
+    seats: int
+    turn_timeout_ms: int
+    max_players: int
+    def __init__(self, name: _Optional[str] = ..., game: _Optional[str] = ..., format: _Optional[_Union[TournamentFormat, str]] = ..., rounds: _Optional[int] = ..., seats: _Optional[int] = ..., turn_timeout_ms: _Optional[int] = ..., max_players: _Optional[int] = ...) -> None: ...
+
+class TournamentCreated(_message.Message):
+    __slots__ = ("tournament_id", "organiser_key")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANISER_KEY_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    organiser_key: str
+    def __init__(self, tournament_id: _Optional[str] = ..., organiser_key: _Optional[str] = ...) -> None: ...
+
+class RegisterRequest(_message.Message):
+    __slots__ = ("tournament_id", "player", "join_data")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    JOIN_DATA_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    player: str
+    join_data: bytes
+    def __init__(self, tournament_id: _Optional[str] = ..., player: _Optional[str] = ..., join_data: _Optional[bytes] = ...) -> None: ...
+
+class Registration(_message.Message):
+    __slots__ = ("tournament_id", "player", "player_key")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_KEY_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    player: str
+    player_key: str
+    def __init__(self, tournament_id: _Optional[str] = ..., player: _Optional[str] = ..., player_key: _Optional[str] = ...) -> None: ...
+
+class WithdrawRequest(_message.Message):
+    __slots__ = ("tournament_id", "player", "key")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    player: str
+    key: str
+    def __init__(self, tournament_id: _Optional[str] = ..., player: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
+
+class WithdrawResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class StartTournamentRequest(_message.Message):
+    __slots__ = ("tournament_id", "organiser_key")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ORGANISER_KEY_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    organiser_key: str
+    def __init__(self, tournament_id: _Optional[str] = ..., organiser_key: _Optional[str] = ...) -> None: ...
+
+class GetTournamentRequest(_message.Message):
+    __slots__ = ("tournament_id",)
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
+
+class Standing(_message.Message):
+    __slots__ = ("place", "player", "points", "tiebreaks", "games", "wins", "byes", "rating", "withdrawn")
+    PLACE_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    TIEBREAKS_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    BYES_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    WITHDRAWN_FIELD_NUMBER: _ClassVar[int]
+    place: int
+    player: str
+    points: float
+    tiebreaks: _containers.RepeatedScalarFieldContainer[float]
+    games: int
+    wins: int
+    byes: int
+    rating: float
+    withdrawn: bool
+    def __init__(self, place: _Optional[int] = ..., player: _Optional[str] = ..., points: _Optional[float] = ..., tiebreaks: _Optional[_Iterable[float]] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., byes: _Optional[int] = ..., rating: _Optional[float] = ..., withdrawn: _Optional[bool] = ...) -> None: ...
+
+class TournamentStatus(_message.Message):
+    __slots__ = ("tournament_id", "name", "game", "format", "state", "round", "rounds", "players", "tables_pending", "tiebreak_names", "standings", "finish_reason", "games_played")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    TABLES_PENDING_FIELD_NUMBER: _ClassVar[int]
+    TIEBREAK_NAMES_FIELD_NUMBER: _ClassVar[int]
+    STANDINGS_FIELD_NUMBER: _ClassVar[int]
+    FINISH_REASON_FIELD_NUMBER: _ClassVar[int]
+    GAMES_PLAYED_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    name: str
+    game: str
+    format: TournamentFormat
+    state: str
+    round: int
+    rounds: int
+    players: int
+    tables_pending: int
+    tiebreak_names: _containers.RepeatedScalarFieldContainer[str]
+    standings: _containers.RepeatedCompositeFieldContainer[Standing]
+    finish_reason: str
+    games_played: int
+    def __init__(self, tournament_id: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ..., format: _Optional[_Union[TournamentFormat, str]] = ..., state: _Optional[str] = ..., round: _Optional[int] = ..., rounds: _Optional[int] = ..., players: _Optional[int] = ..., tables_pending: _Optional[int] = ..., tiebreak_names: _Optional[_Iterable[str]] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., finish_reason: _Optional[str] = ..., games_played: _Optional[int] = ...) -> None: ...
+
+class TableResult(_message.Message):
+    __slots__ = ("table_id", "round", "players", "points", "places", "scores", "forfeited")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    PLACES_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    FORFEITED_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    round: int
+    players: _containers.RepeatedScalarFieldContainer[str]
+    points: _containers.RepeatedScalarFieldContainer[float]
+    places: _containers.RepeatedScalarFieldContainer[int]
+    scores: _containers.RepeatedScalarFieldContainer[float]
+    forfeited: _containers.RepeatedScalarFieldContainer[bool]
+    def __init__(self, table_id: _Optional[str] = ..., round: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., points: _Optional[_Iterable[float]] = ..., places: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[float]] = ..., forfeited: _Optional[_Iterable[bool]] = ...) -> None: ...
+
+class TournamentResults(_message.Message):
+    __slots__ = ("tournament_id", "results", "byes_round", "byes_player")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    BYES_ROUND_FIELD_NUMBER: _ClassVar[int]
+    BYES_PLAYER_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    results: _containers.RepeatedCompositeFieldContainer[TableResult]
+    byes_round: _containers.RepeatedScalarFieldContainer[int]
+    byes_player: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tournament_id: _Optional[str] = ..., results: _Optional[_Iterable[_Union[TableResult, _Mapping]]] = ..., byes_round: _Optional[_Iterable[int]] = ..., byes_player: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class WatchTournamentRequest(_message.Message):
+    __slots__ = ("tournament_id", "player", "player_key")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_KEY_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    player: str
+    player_key: str
+    def __init__(self, tournament_id: _Optional[str] = ..., player: _Optional[str] = ..., player_key: _Optional[str] = ...) -> None: ...
+
+class RoundStarted(_message.Message):
+    __slots__ = ("round", "table", "bye")
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    BYE_FIELD_NUMBER: _ClassVar[int]
+    round: int
+    table: _lobby_pb2.TableAssignment
+    bye: bool
+    def __init__(self, round: _Optional[int] = ..., table: _Optional[_Union[_lobby_pb2.TableAssignment, _Mapping]] = ..., bye: _Optional[bool] = ...) -> None: ...
+
+class RoundEnded(_message.Message):
+    __slots__ = ("round", "standings")
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    STANDINGS_FIELD_NUMBER: _ClassVar[int]
+    round: int
+    standings: _containers.RepeatedCompositeFieldContainer[Standing]
+    def __init__(self, round: _Optional[int] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ...) -> None: ...
+
+class TournamentEvent(_message.Message):
+    __slots__ = ("status", "round_started", "round_ended")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ROUND_STARTED_FIELD_NUMBER: _ClassVar[int]
+    ROUND_ENDED_FIELD_NUMBER: _ClassVar[int]
+    status: TournamentStatus
+    round_started: RoundStarted
+    round_ended: RoundEnded
+    def __init__(self, status: _Optional[_Union[TournamentStatus, _Mapping]] = ..., round_started: _Optional[_Union[RoundStarted, _Mapping]] = ..., round_ended: _Optional[_Union[RoundEnded, _Mapping]] = ...) -> None: ...
