@@ -100,6 +100,9 @@ class PendingTable:
     # A table a tournament seated itself: its seats are the entrants' order
     # (the pairing balanced them), and its caller awaits the outcome here.
     placed: asyncio.Future[dict[str, Any]] | None = None
+    # Its seats that have not opened a stream this long after the table
+    # opened are no-shows (a tournament forfeits them); None: no window.
+    no_show_after_s: float | None = None
 
 
 @ray.remote(num_cpus=0)
@@ -295,7 +298,9 @@ class LobbyActor:
         if record is None:
             return {"state": "unknown"}
         if record.result is not None:
-            return {"state": "finished", "result": record.result}
+            return {"state": "finished", "result": record.result, "no_show": list(record.no_show or ())}
+        if record.no_show is not None:
+            return {"state": "no_show", "no_show": list(record.no_show)}
         if record.running:
             return {"state": "running"}
         return {"state": "ended", "outcome": record.outcome}
@@ -309,11 +314,15 @@ class LobbyActor:
         for seat, player in enumerate(table["players"]):
             join, _ = self._checked_join(rules, dict(player.get("join", {})))
             entrants.append(Entrant(f"{table['table_id']}#{seat}", player["name"], "", key, join))
-        return PendingTable(table["table_id"], int(table["seed"]), Group(0, gathering, entrants, time.monotonic()))
+        window = table.get("no_show_after_s")
+        return PendingTable(table["table_id"], int(table["seed"]), Group(0, gathering, entrants, time.monotonic()),
+                            no_show_after_s=float(window) if window is not None else None)
 
     def _placed(self, record: TableRecord) -> dict[str, Any]:
         if record.result is not None:
-            return {"table_id": record.table_id, "result": record.result}
+            return {"table_id": record.table_id, "result": record.result, "no_show": list(record.no_show or ())}
+        if record.no_show is not None:
+            return {"table_id": record.table_id, "no_show": list(record.no_show)}
         if not record.running:
             return {"table_id": record.table_id, "error": f"the table ended without a result ({record.outcome})"}
         return {"table_id": record.table_id, "endpoint": record.endpoint, "game": record.game,
@@ -324,11 +333,13 @@ class LobbyActor:
 
     async def tables_over(self, room_id: str, results: list[dict[str, Any]]) -> None:
         """A room reports games that ended, with their results (before the
-        tables linger and close): tournaments waiting on them wake."""
+        tables linger and close), or tables its no-shows ended (no result):
+        tournaments waiting on them wake."""
         for entry in results:
             record = self.directory.get(entry["table_id"])
             if record is not None:
                 record.result = entry["result"]
+                record.no_show = list(entry.get("no_show", ()))
         self._results_arrived.set()
         self._results_arrived = asyncio.Event()
 
@@ -507,6 +518,7 @@ class LobbyActor:
                 "entrants": [{"ticket": e.ticket, "name": e.name, "join": e.join} for e in pending.group.entrants],
                 "options": pending.group.gathering.options,
                 "keep_order": pending.placed is not None,
+                "no_show_after_s": pending.no_show_after_s,
             }
             for pending in batch
         ]

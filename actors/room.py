@@ -290,14 +290,42 @@ class RoomActor:
         self.tables[table_id] = table
         self.records[table_id] = record
         self.games_hosted += 1
+        window = request.get("no_show_after_s")
+        if window is not None:
+            # Its players are told where it is by their tournament: the
+            # window, not the deserted-table grace, judges who never came.
+            table.deserted_since = None
+            asyncio.get_running_loop().call_later(window, self._check_no_shows, table, window)
         log.info("room %s opened table %s (%s, seed %d)", self.room_id, table_id, request["game"], request["seed"])
         return {"table_id": table_id, "record": record}
 
     # The table calls these (actors.table.TableOwner) from inside its own step.
 
+    def _check_no_shows(self, table: Table, window: float) -> None:
+        """The end of a table's no-show window: the seats that never opened a
+        stream are no-shows, reported with the result. Fewer than two seats
+        present leaves no game worth playing out on timers: the table ends
+        now, reported without a result."""
+        if self.tables.get(table.table_id) is not table or table.over or table.failure is not None:
+            return
+        absent = [seat for seat in range(table.seat_count) if seat not in table.seats_seen]
+        if not absent:
+            return
+        table.no_shows = tuple(absent)
+        if table.seated_streams == 0:
+            table.deserted_since = time.monotonic()
+        if table.seat_count - len(absent) >= 2:
+            log.info("room %s: seats %s of table %s did not show up within %.0f s; the game goes on",
+                     self.room_id, absent, table.table_id, window)
+            return
+        self._over_unreported.append({"table_id": table.table_id, "result": None, "no_show": absent})
+        self._schedule_report()
+        self._close(table, f"seats {absent} did not show up within {window:.0f} s")
+
     def table_finished(self, table: Table) -> None:
         """Report the result now (a tournament waits for it), close after the linger."""
-        self._over_unreported.append({"table_id": table.table_id, "result": table.match.result})
+        self._over_unreported.append({"table_id": table.table_id, "result": table.match.result,
+                                      "no_show": list(table.no_shows)})
         self._schedule_report()
         asyncio.get_running_loop().call_later(self.config.linger_s, self._close, table, "the game is over")
 

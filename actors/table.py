@@ -171,6 +171,10 @@ class Table:
         # Since when no player has had a stream open (monotonic seconds);
         # None while one has. A table nobody ever joins counts from its start.
         self.deserted_since: float | None = time.monotonic()
+        # The seats that have opened a stream (this incarnation), and those
+        # its room found absent at the end of the no-show window.
+        self.seats_seen: set[int] = set()
+        self.no_shows: tuple[int, ...] = ()
         self._rate, self._burst = rate, burst
         self._owner = owner
         # The views published per move: every seat's, and the spectators'
@@ -261,6 +265,7 @@ class Table:
                 return subscriber
         else:
             self.deserted_since = None
+            self.seats_seen.add(seat)
         if self._base[seat][0] < last_seq <= self.seq and self.seq - last_seq <= MAX_REPLAYED_CHANGES:
             for change in self._log[last_seq - self._log_start:]:
                 self._queue_delta(subscriber, change)

@@ -31,6 +31,9 @@ class TableRecord:
     resuming: bool = False
     # The game's result, once its room reported the game over.
     result: dict[str, Any] | None = field(default=None, repr=False)
+    # Its seats that never showed up, once its room reported the game over
+    # (with a result) or ended by its no-shows (without one).
+    no_show: list[int] | None = field(default=None, repr=False)
 
     @classmethod
     def from_plain(cls, record: dict[str, Any], room_id: str, endpoint: str) -> TableRecord:

@@ -61,12 +61,16 @@ class TournamentClient:
         await self.close()
 
     async def create(self, name: str, game: str, format: str, rounds: int = 0, seats: int = 0,
-                     turn_timeout_ms: int = 0, max_players: int = 0) -> pb.TournamentCreated:
-        """A new tournament, registration open; keep the organiser key."""
+                     turn_timeout_ms: int = 0, max_players: int = 0,
+                     no_show_after_s: int = 0) -> pb.TournamentCreated:
+        """A new tournament, registration open; keep the organiser key. A
+        player not connected to its table `no_show_after_s` after it opened
+        forfeits that game (0: the host's 60 s)."""
         if format not in FORMATS:
             raise ValueError(f"format is one of {', '.join(FORMATS)}, not {format!r}")
         request = pb.CreateTournamentRequest(name=name, game=game, format=FORMATS[format], rounds=rounds, seats=seats,
-                                             turn_timeout_ms=turn_timeout_ms, max_players=max_players)
+                                             turn_timeout_ms=turn_timeout_ms, max_players=max_players,
+                                             no_show_after_s=no_show_after_s)
         return await self.stub.CreateTournament(request, timeout=self.call_timeout)
 
     async def register(self, tournament_id: str, player: str,

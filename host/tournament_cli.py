@@ -33,6 +33,8 @@ def add_tournament_commands(commands: Any, add_host_arguments: Any, add_tls: Any
     _add_shape(create)
     create.add_argument("--name", default="tournament")
     create.add_argument("--max-players", type=int, default=0)
+    create.add_argument("--no-show-after", type=int, default=0, metavar="S",
+                        help="a player not at its table S seconds after it opened forfeits (default 60)")
 
     join = with_target(actions.add_parser("join", help="register a player (prints the player's key)"))
     join.add_argument("tournament_id")
@@ -90,7 +92,7 @@ async def run_tournament_command(args: argparse.Namespace, tls_root_cert: bytes 
 async def _one_call(client: Any, args: argparse.Namespace, join_data: Any) -> int:
     if args.action == "create":
         created = await client.create(args.name, args.game, args.tournament_format, args.rounds, args.seats,
-                                      args.turn_timeout_ms, args.max_players)
+                                      args.turn_timeout_ms, args.max_players, args.no_show_after)
         print(json.dumps({"tournament_id": created.tournament_id, "organiser_key": created.organiser_key}))
     elif args.action == "join":
         registration = await client.register(args.tournament_id, args.player, join_data)
@@ -130,11 +132,13 @@ def describe(status: pb.TournamentStatus) -> str:
 
 
 def standings_table(status: pb.TournamentStatus, limit: int = 0) -> str:
-    names = list(status.tiebreak_names)
-    rows = [["place", "player", "points", *names, "games", "wins", "byes", "rating"]]
+    # The rating tie-break is the rating column already.
+    shown = [i for i, name in enumerate(status.tiebreak_names) if name != "rating"]
+    rows = [["place", "player", "points", *(status.tiebreak_names[i] for i in shown), "games", "wins", "byes",
+             "rating"]]
     for standing in status.standings[:limit or None]:
         rows.append([str(standing.place), standing.player + (" (withdrawn)" if standing.withdrawn else ""),
-                     f"{standing.points:g}", *(f"{value:g}" for value in standing.tiebreaks), str(standing.games),
+                     f"{standing.points:g}", *(f"{standing.tiebreaks[i]:g}" for i in shown), str(standing.games),
                      str(standing.wins), str(standing.byes), f"{standing.rating:.2f}"])
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)

@@ -52,6 +52,10 @@ UPDATES_WAIT_S = 30.0
 # often, so a round's burst of results reaches each watcher as a few
 # statuses, not one per result (a new round or table is passed on at once).
 FEED_INTERVAL_S = 0.5
+# How long after its table opens a player may take to connect before it
+# forfeits the game as a no-show, unless the organiser says otherwise.
+DEFAULT_NO_SHOW_AFTER_S = 60
+MAX_NO_SHOW_AFTER_S = 3600
 
 
 @dataclass(frozen=True)
@@ -306,13 +310,16 @@ class TournamentService:
         if request.rounds > MAX_ROUNDS:
             raise ServiceRefused(invalid, f"at most {MAX_ROUNDS} rounds, not {request.rounds}")
         max_players = min(request.max_players or self.settings.max_players, self.settings.max_players)
+        if request.no_show_after_s > MAX_NO_SHOW_AFTER_S:
+            raise ServiceRefused(invalid, f"no_show_after_s is at most {MAX_NO_SHOW_AFTER_S}, "
+                                          f"not {request.no_show_after_s}")
         tournament_id = f"t-{secrets.token_hex(8)}"
         spec = TournamentSpec(tournament_id=tournament_id, game=request.game, format=form, seats=seats,
                               rounds=request.rounds, seed=secrets.randbits(63),
                               min_seats=_smallest_table(rules, seats) if form == "table_rounds" else 0)
         options = {"turn_timeout_ms": request.turn_timeout_ms} if request.turn_timeout_ms else {}
         return {"kind": "created", "spec": spec.to_dict(), "name": name, "options": options,
-                "max_players": max_players}
+                "max_players": max_players, "no_show_after_s": request.no_show_after_s or DEFAULT_NO_SHOW_AFTER_S}
 
     async def _actor(self, tournament_id: str, context: aio.ServicerContext) -> Any:
         if not TOURNAMENT_ID.match(tournament_id):

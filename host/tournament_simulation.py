@@ -42,13 +42,24 @@ async def simulate(args: argparse.Namespace, tls_root_cert: bytes | None, join_d
         await host.start()
         target = host.target
     try:
-        return await _run(args, target, tls_root_cert, join_data)
+        summary = await _run(args, target, tls_root_cert, join_data)
+        if host is not None:
+            # Where the host here put its rooms (over the nodes of --address).
+            lobby = await host.lobby.status.remote()
+            summary["rooms_per_node"] = sorted(len(node["rooms"]) for node in lobby["nodes"] if node["alive"])
     finally:
         if host is not None:
             await host.stop()
+    print(json.dumps(summary))
+    if args.out:
+        (Path(args.out) / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    clean = not (summary["forfeited_tables"] or summary["lost_results"] or summary["duplicate_results"])
+    return 0 if clean and summary["state"] == "finished" else 1
 
 
-async def _run(args: argparse.Namespace, target: str, tls_root_cert: bytes | None, join_data: Any) -> int:
+async def _run(args: argparse.Namespace, target: str, tls_root_cert: bytes | None,
+               join_data: Any) -> dict[str, Any]:
+    """Play the tournament; print its standings, write its exports; its summary."""
     rules = GameCatalog.load(tuple(getattr(args, "game_module", ()) or ()), ()).rules(args.game)
     factories = bot_factories(dict(rules.bots()))
     kind = args.bot or next(iter(rules.bots()), "random")
@@ -73,6 +84,8 @@ async def _run(args: argparse.Namespace, target: str, tls_root_cert: bytes | Non
         status = await client.status(tournament_id)
         results = await client.stub.GetResults(pb.GetTournamentRequest(tournament_id=tournament_id))
     games = len(results.results)
+    recorded = [r.table_id for r in results.results]
+    told = {table_id for report in reports for table_id in report.tables}
     summary = {
         "tournament_id": tournament_id, "game": args.game, "format": args.tournament_format,
         "players": args.players, "rounds": status.round, "games": games, "seconds": round(elapsed, 2),
@@ -80,18 +93,18 @@ async def _run(args: argparse.Namespace, target: str, tls_root_cert: bytes | Non
         "forfeited_tables": sum(1 for r in results.results if any(r.forfeited)),
         "round_seconds": rounds, "p50_ms": stats.percentile_ms(50), "p99_ms": stats.percentile_ms(99),
         "tables_played_by_players": sum(len(r.tables) for r in reports),
-        "finish_reason": status.finish_reason,
+        # A table a player was sent to whose result is missing, or a result counted twice.
+        "lost_results": len(told - set(recorded)), "duplicate_results": len(recorded) - len(set(recorded)),
+        "state": status.state, "finish_reason": status.finish_reason,
     }
     print(standings_table(status, limit=20))
-    print(json.dumps(summary))
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "results.json").write_text(export_json(status, results))
         (out / "results.csv").write_text(export_csv(results))
         (out / "standings.csv").write_text(standings_csv(status))
-        (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-    return 0 if summary["forfeited_tables"] == 0 and status.state == "finished" else 1
+    return summary
 
 
 async def _register_all(client: TournamentClient, tournament_id: str, players: list[str],

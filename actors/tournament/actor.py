@@ -45,6 +45,10 @@ MAX_OPEN_ATTEMPTS = 3
 # A round whose tables do not all finish within this long is not waited
 # for forever: its unfinished tables are settled as forfeits by every seat.
 DEFAULT_ROUND_LIMIT_S = 3600.0
+# A player not connected to its table this long after it opened forfeits.
+DEFAULT_NO_SHOW_AFTER_S = 60.0
+# A pairing slower than this is logged as a warning.
+SLOW_PAIRING_S = 0.5
 
 
 def tournament_actor_name(tournament_id: str) -> str:
@@ -79,6 +83,7 @@ class TournamentActor:
         self.options: dict[str, Any] = dict(first.get("options", {}))
         self.round_limit_s = float(first.get("round_limit_s", DEFAULT_ROUND_LIMIT_S))
         self.max_players = int(first.get("max_players", 100_000))
+        self.no_show_after_s = float(first.get("no_show_after_s", DEFAULT_NO_SHOW_AFTER_S))
         self.events = len(events)
         self.joins: dict[str, dict[str, Any]] = {}
         self.started = False
@@ -192,17 +197,32 @@ class TournamentActor:
             while not self.core.finished:
                 if self.core.current_round is None or self.core.round_complete():
                     ended = self.core.current_round
-                    await self._persist({"kind": "core", "event": self._started(self.core.start_round())})
-                    self.placed = {}
-                    self._bump()
                     if ended is not None:
                         log.info("tournament %s: round %d ended", self.tournament_id, ended.number)
+                    began = time.perf_counter()
+                    event = self.core.start_round()
+                    self._log_pairing(event, time.perf_counter() - began)
+                    await self._persist({"kind": "core", "event": self._started(event)})
+                    self.placed = {}
+                    self._bump()
                     continue
                 await self._play_round()
             log.info("tournament %s finished: %s", self.tournament_id, self.core.finish_reason)
         except Exception:
             log.exception("tournament %s stopped", self.tournament_id)
             raise
+
+    def _log_pairing(self, event: dict[str, Any], seconds: float) -> None:
+        """Every pairing's time (what the tournament benchmark reads); one
+        slower than SLOW_PAIRING_S is a warning, as large fields need watching."""
+        if event["type"] == "finished":
+            return
+        current = self.core.current_round
+        assert current is not None
+        level = logging.WARNING if seconds > SLOW_PAIRING_S else logging.INFO
+        log.log(level, "tournament %s: paired round %d (%d players) in %.1f ms%s", self.tournament_id,
+                current.number, len(self.core.players()), seconds * 1000,
+                " (slow)" if seconds > SLOW_PAIRING_S else "")
 
     async def _play_round(self) -> None:
         current = self.core.current_round
@@ -225,7 +245,9 @@ class TournamentActor:
             for table in pending:
                 state = states[table.table_id]
                 if state["state"] == "finished":
-                    await self._record_result(table, state["result"])
+                    await self._record_result(table, state["result"], state["no_show"])
+                elif state["state"] == "no_show":
+                    await self._record_no_shows(table, state["no_show"])
                 elif state["state"] == "ended":
                     await self._record_forfeit(table, f"the table ended without a result ({state['outcome']})")
                 elif state["state"] == "unknown":
@@ -238,7 +260,9 @@ class TournamentActor:
         answers = await self.lobby.place_tables.remote(requests)
         for table, answer in zip(tables, answers):
             if "result" in answer:
-                await self._record_result(table, answer["result"])
+                await self._record_result(table, answer["result"], answer["no_show"])
+            elif "no_show" in answer:
+                await self._record_no_shows(table, answer["no_show"])
             elif "error" in answer:
                 attempts[table.table_id] = attempts.get(table.table_id, 0) + 1
                 log.warning("tournament %s: table %s not opened: %s", self.tournament_id, table.table_id,
@@ -256,6 +280,7 @@ class TournamentActor:
             "variant": "",
             "seed": self._table_seed(table),
             "options": self.options,
+            "no_show_after_s": self.no_show_after_s,
             "players": [{"name": player, "join": self.joins.get(player, {})} for player in table.players],
         }
 
@@ -265,11 +290,32 @@ class TournamentActor:
         digest = hashlib.blake2b(f"{self.core.spec.seed}:{table.table_id}".encode(), digest_size=8).digest()
         return int.from_bytes(digest, "big")
 
-    async def _record_result(self, table: Table, result: dict[str, Any]) -> None:
+    async def _record_result(self, table: Table, result: dict[str, Any], no_show: list[int]) -> None:
+        """The game's placings, except that a seat which never showed up
+        (the timers played it) forfeits: no points, last place."""
+        seats = len(table.players)
         placings = self.rules.placings(result)
+        absent = set(no_show)
         record = GameRecord(table_id=table.table_id, round=table.round, players=table.players,
-                            points=tuple(p.points for p in placings), ranks=tuple(p.place for p in placings),
-                            scores=tuple(p.score for p in placings), forfeited=(False,) * len(table.players))
+                            points=tuple(0.0 if s in absent else p.points for s, p in enumerate(placings)),
+                            ranks=tuple(seats - 1 if s in absent else p.place for s, p in enumerate(placings)),
+                            scores=tuple(p.score for p in placings),
+                            forfeited=tuple(s in absent for s in range(seats)))
+        await self._record(record)
+
+    async def _record_no_shows(self, table: Table, no_show: list[int]) -> None:
+        """A table its no-shows ended before a game was played: they forfeit
+        (no points, last place); the players who came share first place, each
+        beating every no-show, as a finished game would have scored it."""
+        seats = len(table.players)
+        absent = set(no_show)
+        present = seats - len(absent)
+        log.info("tournament %s: table %s ended by no-shows at seats %s", self.tournament_id, table.table_id,
+                 sorted(absent))
+        record = GameRecord(table_id=table.table_id, round=table.round, players=table.players,
+                            points=tuple(0.0 if s in absent else len(absent) + (present - 1) / 2 for s in range(seats)),
+                            ranks=tuple(seats - 1 if s in absent else 0 for s in range(seats)),
+                            scores=(0.0,) * seats, forfeited=tuple(s in absent for s in range(seats)))
         await self._record(record)
 
     async def _record_forfeit(self, table: Table, why: str) -> None:

@@ -200,3 +200,55 @@ def test_the_cli_simulates_a_tournament_and_exports_its_results(host, tmp_path) 
     assert (out / "standings.csv").read_text().splitlines()[0].startswith("place,player,points")
     csv_rows = (out / "results.csv").read_text().splitlines()
     assert len(csv_rows) == 1 + 15 * 2
+
+
+def test_a_player_who_never_comes_forfeits_after_the_no_show_window(host) -> None:
+    async def scenario():
+        async with TournamentClient(host.target) as client, LobbyClient(host.target) as lobby:
+            created = await client.create("no-shows", "duel", "swiss", rounds=1, no_show_after_s=3)
+            tid = created.tournament_id
+            keys = await register(client, tid, [f"n-{i}" for i in range(4)], DECK)
+            absent = "n-3"
+            present = {player: key for player, key in keys.items() if player != absent}
+            playing = asyncio.ensure_future(play_all(client, lobby, tid, present))
+            await client.start(tid, created.organiser_key)
+            reports = await asyncio.wait_for(playing, 300)
+            status = await client.status(tid)
+            results = await client.stub.GetResults(pb.GetTournamentRequest(tournament_id=tid))
+            return reports, status, results
+
+    reports, status, results = run(scenario(), timeout=360)
+    assert status.state == "finished" and len(results.results) == 2
+    by_absent = [r for r in results.results if "n-3" in r.players]
+    assert len(by_absent) == 1
+    table = by_absent[0]
+    seat = list(table.players).index("n-3")
+    assert list(table.forfeited) == [s == seat for s in range(2)]
+    assert table.points[seat] == 0 and table.points[1 - seat] == 1 and table.places[1 - seat] == 0
+    played = [r for r in results.results if "n-3" not in r.players][0]
+    assert not any(played.forfeited) and sorted(played.points) == [0.0, 1.0]
+    # The player who came was told of its table, played what there was, and saw the end.
+    assert all(report.final is not None and report.final.state == "finished" for report in reports)
+
+
+def test_a_four_seat_game_goes_on_without_its_no_show_who_forfeits_it(host) -> None:
+    async def scenario():
+        async with TournamentClient(host.target) as client, LobbyClient(host.target) as lobby:
+            created = await client.create("late", "bigtwo", "table_rounds", rounds=1, seats=4, turn_timeout_ms=300,
+                                          no_show_after_s=2)
+            tid = created.tournament_id
+            keys = await register(client, tid, [f"b-{i}" for i in range(4)])
+            present = {player: key for player, key in keys.items() if player != "b-0"}
+            playing = asyncio.ensure_future(play_all(client, lobby, tid, present))
+            await client.start(tid, created.organiser_key)
+            await asyncio.wait_for(playing, 300)
+            return await client.stub.GetResults(pb.GetTournamentRequest(tournament_id=tid))
+
+    results = run(scenario(), timeout=360)
+    assert len(results.results) == 1
+    table = results.results[0]
+    seat = list(table.players).index("b-0")
+    # The game was played out (the timers passed for the absent seat); only it forfeits.
+    assert list(table.forfeited) == [s == seat for s in range(4)]
+    assert table.points[seat] == 0 and table.places[seat] == 3
+    assert sum(p for s, p in enumerate(table.points) if s != seat) > 0

@@ -22,7 +22,7 @@ ELIMINATION: TournamentFormat
 TABLE_ROUNDS: TournamentFormat
 
 class CreateTournamentRequest(_message.Message):
-    __slots__ = ("name", "game", "format", "rounds", "seats", "turn_timeout_ms", "max_players")
+    __slots__ = ("name", "game", "format", "rounds", "seats", "turn_timeout_ms", "max_players", "no_show_after_s")
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     FORMAT_FIELD_NUMBER: _ClassVar[int]
@@ -30,6 +30,7 @@ class CreateTournamentRequest(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
     MAX_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    NO_SHOW_AFTER_S_FIELD_NUMBER: _ClassVar[int]
     name: str
     game: str
     format: TournamentFormat
@@ -37,7 +38,8 @@ class CreateTournamentRequest(_message.Message):
     seats: int
     turn_timeout_ms: int
     max_players: int
-    def __init__(self, name: _Optional[str] = ..., game: _Optional[str] = ..., format: _Optional[_Union[TournamentFormat, str]] = ..., rounds: _Optional[int] = ..., seats: _Optional[int] = ..., turn_timeout_ms: _Optional[int] = ..., max_players: _Optional[int] = ...) -> None: ...
+    no_show_after_s: int
+    def __init__(self, name: _Optional[str] = ..., game: _Optional[str] = ..., format: _Optional[_Union[TournamentFormat, str]] = ..., rounds: _Optional[int] = ..., seats: _Optional[int] = ..., turn_timeout_ms: _Optional[int] = ..., max_players: _Optional[int] = ..., no_show_after_s: _Optional[int] = ...) -> None: ...
 
 class TournamentCreated(_message.Message):
     __slots__ = ("tournament_id", "organiser_key")
