@@ -37,7 +37,10 @@ class RoomConfig:
     abandon_after_s: float = 60.0
     commit_rate: float = 200.0
     commit_burst: float = 400.0
-    max_message_bytes: int = 64 * 1024
+    # The largest message a table stream takes from a client. Its hello and
+    # commits are small (a seat token, a game's action), so anything near
+    # this is an attack, refused by gRPC before it is parsed or buffered.
+    max_message_bytes: int = 16 * 1024
     # Games beyond the built-in ones, as "package.module:ATTRIBUTE", and the
     # folders they may be imported from (besides the installed packages).
     game_modules: tuple[str, ...] = ()

@@ -50,7 +50,8 @@ def section(results: dict[str, Any]) -> str:
         f"Measured with {COMMAND} ({results['meta']['machine']}; commit {results['meta']['commit']}).", "",
         f"{r['plan']['tables']} tables of random bots played twice on one host: alone, then while attackers in "
         "another process flood one table's room: a spectator stream that never reads sending commits with 60 KB "
-        "act_ids, four streams of one seated player's token opened over and over sending refused commits, and "
+        "act_ids (over the room's 16 KiB message limit: each ends its stream, and the attacker opens another), "
+        "four streams of one seated player's token opened over and over sending refused commits, and "
         f"{attack['idle_streams']:,} table streams opened and never sent a hello.", "",
         "| | without the attack | under the attack | ratio |", "|---|---|---|---|",
         f"| bots' moves/s | {calm['moves_per_s']:,.0f} | {attacked['moves_per_s']:,.0f} | "
@@ -72,14 +73,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, prints only")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/ alone")
+    parser.add_argument("--only", default="", metavar="KINDS",
+                        help=f"comma-separated attacks to run alone ({', '.join(attacks.ATTACKS)}); prints only")
     args = parser.parse_args(argv)
+    kinds = tuple(kind for kind in args.only.split(",") if kind) or attacks.ATTACKS
+    if set(kinds) - set(attacks.ATTACKS):
+        parser.error(f"--only takes {', '.join(attacks.ATTACKS)}")
     raise_nofile_limit()
     logdir = Path(tempfile.mkdtemp(prefix="bench_attacks-"))
     from bench_host import machine_line, tree_line
 
     results: dict[str, Any] = {"meta": {"machine": machine_line(), **tree_line(), "quick": args.quick}}
     plan = attacks.AttackPlan(tables=10 if args.quick else 40, split_above=5 if args.quick else 20,
-                              idle_streams=200 if args.quick else 2000)
+                              idle_streams=200 if args.quick else 2000, kinds=kinds)
     try:
         results["attacks"] = attacks.run(plan, logdir, Budget(900.0), SEED)
     finally:
@@ -87,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     (logdir / "results.json").write_text(json.dumps(results, indent=1))
     text = section(results)
     print(text)
-    if not args.quick and not args.no_write:
+    if not args.quick and not args.no_write and kinds == attacks.ATTACKS:
         report.write_section(DOC, text, headings={SECTION})
         print(f"wrote the attack section of {DOC}")
     return 0

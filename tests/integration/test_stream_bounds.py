@@ -101,11 +101,12 @@ def test_a_reader_that_never_reads_is_ended_with_resource_exhausted_and_the_room
             flood = RawStream(spectator.endpoint, SMALL_WINDOW)
             await flood.send(hello(spectator.seat_token))
             await wait_until(lambda: host.call(table_status(host, table_id))["streams"] == 5, timeout=10)
-            huge_act_id, action = "a" * 60_000, msgpack.packb({"type": "pass"})
+            # Act_ids far over their 64-byte limit, in messages just under the room's 16 KiB.
+            huge_act_id, action = "a" * 15_000, msgpack.packb({"type": "pass"})
             sent = 0
             try:
                 for index in range(3000):
-                    # 60 KB act_ids (never echoed), and short distinct ones (remembered, boundedly)
+                    # 15 KB act_ids (never echoed), and short distinct ones (remembered, boundedly)
                     await flood.send(commit(huge_act_id if index % 2 else f"short-{index}", action))
                     sent += 1
                     if index % 100 == 99 and (await table_status(host, table_id))["streams"] == 4:
@@ -385,3 +386,68 @@ def test_the_front_door_refuses_requests_that_cannot_name_anything_before_asking
     assert refused["empty table id"][1] == "table_id is empty"
     assert "control characters" in refused["control characters"][1]
     assert refused["not UTF-8"][1] == "4 bytes that are not a tablehost.v1.LookupTableRequest"
+
+
+def test_a_message_over_the_rooms_size_limit_ends_the_stream_and_changes_nothing(host) -> None:
+    async def scenario():
+        lobbies, sessions = await seat_table(host.target)
+        watcher = LobbyClient(host.target)
+        stream = None
+        try:
+            table_id = sessions[0].table_id
+            before = await table_status(host, table_id)
+            spectator = await watcher.spectate(table_id)
+            stream = RawStream(spectator.endpoint)
+            await stream.send(hello(spectator.seat_token))
+            assert (await stream.read(1))[0].HasField("snapshot")
+            oversized = commit("x" * (RoomConfig().max_message_bytes + 1024), msgpack.packb({"type": "pass"}))
+            try:
+                await stream.send(oversized)
+            except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                pass  # the room ended the stream while it was still being written
+            ending = await stream.ending()
+            after = await table_status(host, table_id)
+            await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
+            return ending, before, after, sessions
+        finally:
+            if stream is not None:
+                await stream.close()
+            await close_all(lobbies + [watcher], sessions)
+
+    (code, details, _), before, after, sessions = run(scenario())
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in details
+    assert after["state_hash"] == before["state_hash"] and after["seq"] == before["seq"]
+    assert all(s.result is not None and s.desyncs == 0 for s in sessions)
+
+
+def test_a_client_refused_for_its_rate_is_not_read_again_until_its_budget_refills(host) -> None:
+    """Past its burst, a flooding stream's every RATE_LIMITED answer is
+    followed by a message the room did read: it never refuses two in a row,
+    because it stops reading the stream until a message would be taken."""
+    flood = int(RoomConfig().commit_burst * 2.5)
+
+    async def scenario():
+        lobbies, sessions = await seat_table(host.target)
+        watcher = LobbyClient(host.target)
+        stream = None
+        try:
+            spectator = await watcher.spectate(sessions[0].table_id)
+            stream = RawStream(spectator.endpoint)
+            await stream.send(hello(spectator.seat_token))
+            assert (await stream.read(1))[0].HasField("snapshot")
+            action = msgpack.packb({"type": "pass"})
+            sending = asyncio.ensure_future(stream.send(*(commit(f"c{i}", action) for i in range(flood))))
+            answers = await stream.read(flood, timeout=30)
+            await sending
+            await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
+            return answers
+        finally:
+            if stream is not None:
+                await stream.close()
+            await close_all(lobbies + [watcher], sessions)
+
+    answers = run(scenario())
+    assert len(answers) == flood and all(a.HasField("rejection") for a in answers)
+    limited = [a.rejection.reason == table_pb2.REJECT_REASON_RATE_LIMITED for a in answers]
+    assert any(limited), "the flood never went past the budget"
+    assert not any(a and b for a, b in zip(limited, limited[1:])), "two messages refused for rate in a row"

@@ -35,6 +35,7 @@ from tablehost.v1 import table_pb2
 
 PLAY = "/{}/Play".format(table_pb2.DESCRIPTOR.services_by_name["Table"].full_name)
 HUGE_ACT_ID = 60 * 1024
+ATTACKS = ("slow_reader", "many_streams", "idle")
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ class AttackPlan:
     split_above: int
     idle_streams: int
     bots_timeout_s: float = 240.0
+    # Which attacks run (all of them unless one is being looked at alone).
+    kinds: tuple[str, ...] = ATTACKS
 
 
 def _hello(token: str) -> bytes:
@@ -56,9 +59,10 @@ def _commit(act_id: str, action: Any) -> bytes:
 class Attackers:
     """The three attacks, on an event loop of their own, until stopped."""
 
-    def __init__(self, target: str, idle_streams: int) -> None:
+    def __init__(self, target: str, idle_streams: int, kinds: tuple[str, ...] = ATTACKS) -> None:
         self.target = target
-        self.idle_streams = idle_streams
+        self.kinds = kinds
+        self.idle_streams = idle_streams if "idle" in kinds else 0
         self.sent = {"huge_act_ids": 0, "refused_commits": 0, "seat_streams": 0}
         self.idle_ended = 0
         self.stop = threading.Event()
@@ -84,9 +88,10 @@ class Attackers:
                                            for i, lobby in enumerate(lobbies)))
             watch = await lobbies[0].spectate(seats[0].table_id)
             endpoint = seats[0].endpoint
-            await asyncio.gather(self._slow_reader(endpoint, watch.seat_token),
-                                 self._many_streams(endpoint, seats[1].seat_token),
-                                 self._idle(endpoint))
+            attacks = {"slow_reader": lambda: self._slow_reader(endpoint, watch.seat_token),
+                       "many_streams": lambda: self._many_streams(endpoint, seats[1].seat_token),
+                       "idle": lambda: self._idle(endpoint)}
+            await asyncio.gather(*(attacks[kind]() for kind in self.kinds))
         finally:
             for lobby in lobbies:
                 await lobby.close()
@@ -199,7 +204,7 @@ def run(plan: AttackPlan, logdir: Path, budget: Budget, seed: int) -> dict[str, 
             calm = merge_bots(run_bots(host, shares, logdir, seed + 10, "attacks-calm",
                                        budget.seconds(plan.bots_timeout_s)))
         logs_before = _log_bytes(host)
-        attackers = Attackers(host.target, plan.idle_streams)
+        attackers = Attackers(host.target, plan.idle_streams, plan.kinds)
         with _PeakMemory(host) as attacked_memory:
             attackers.start()
             time.sleep(2.0)  # the attack under way before the bots start, not a synchronisation
