@@ -86,11 +86,6 @@ class TokenBucket:
         self._tokens -= 1
         return True
 
-    def wait_s(self) -> float:
-        """Seconds until a message would be taken again (0 when one would be now)."""
-        tokens = min(self.burst, self._tokens + (time.monotonic() - self._stamp) * self.rate)
-        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
-
 
 @dataclass(eq=False)
 class Subscriber:

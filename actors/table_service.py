@@ -271,8 +271,6 @@ class TableService:
             async for data in requests:
                 message = parse_client_message(data)
                 kind = None if message is None else message.WhichOneof("kind")
-                budget = subscriber.bucket if kind == "commit" else subscriber.ack_bucket
-                refused_for_rate = budget.wait_s() > 0  # this message is over the budget
                 if kind == "commit":
                     table.commit(subscriber, message.commit.act_id, message.commit.action)
                 elif table.rate_limited(subscriber):
@@ -286,12 +284,5 @@ class TableService:
                 else:
                     what = f"a {kind}" if kind else "a message with no kind"
                     subscriber.outbox.put(RejectionOut("", Reason.PROTOCOL, f"unexpected {what} after hello"))
-                # A client refused for its rate is not read again until its
-                # budget refills: what it sends meanwhile waits in gRPC's
-                # flow-control window, not on the room's loop, however fast
-                # it sends.
-                if refused_for_rate:
-                    # (a millisecond over: a timer may fire a little early)
-                    await asyncio.sleep(budget.wait_s() + 0.001)
         finally:
             subscriber.outbox.put(_CLIENT_DONE)

@@ -125,7 +125,7 @@ def test_a_reader_that_never_reads_is_ended_with_resource_exhausted_and_the_room
             await close_all(lobbies + [watcher], sessions)
 
     sent, status, hash_before, rss_growth, (code, details, received), sessions = run(scenario())
-    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "fell too far behind" in details
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "fell too far behind" in details, (code, details, sent)
     assert "reconnect with your last seq" in details and received > 0
     assert 0 < status["remembered_rejections"] <= 64
     assert status["state_hash"] == hash_before and status["seq"] == 0
@@ -419,35 +419,3 @@ def test_a_message_over_the_rooms_size_limit_ends_the_stream_and_changes_nothing
     assert after["state_hash"] == before["state_hash"] and after["seq"] == before["seq"]
     assert all(s.result is not None and s.desyncs == 0 for s in sessions)
 
-
-def test_a_client_refused_for_its_rate_is_not_read_again_until_its_budget_refills(host) -> None:
-    """Past its burst, a flooding stream's every RATE_LIMITED answer is
-    followed by a message the room did read: it never refuses two in a row,
-    because it stops reading the stream until a message would be taken."""
-    flood = int(RoomConfig().commit_burst * 2.5)
-
-    async def scenario():
-        lobbies, sessions = await seat_table(host.target)
-        watcher = LobbyClient(host.target)
-        stream = None
-        try:
-            spectator = await watcher.spectate(sessions[0].table_id)
-            stream = RawStream(spectator.endpoint)
-            await stream.send(hello(spectator.seat_token))
-            assert (await stream.read(1))[0].HasField("snapshot")
-            action = msgpack.packb({"type": "pass"})
-            sending = asyncio.ensure_future(stream.send(*(commit(f"c{i}", action) for i in range(flood))))
-            answers = await stream.read(flood, timeout=30)
-            await sending
-            await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
-            return answers
-        finally:
-            if stream is not None:
-                await stream.close()
-            await close_all(lobbies + [watcher], sessions)
-
-    answers = run(scenario())
-    assert len(answers) == flood and all(a.HasField("rejection") for a in answers)
-    limited = [a.rejection.reason == table_pb2.REJECT_REASON_RATE_LIMITED for a in answers]
-    assert any(limited), "the flood never went past the budget"
-    assert not any(a and b for a, b in zip(limited, limited[1:])), "two messages refused for rate in a row"

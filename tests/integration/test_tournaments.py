@@ -252,3 +252,27 @@ def test_a_four_seat_game_goes_on_without_its_no_show_who_forfeits_it(host) -> N
     assert list(table.forfeited) == [s == seat for s in range(4)]
     assert table.points[seat] == 0 and table.places[seat] == 3
     assert sum(p for s, p in enumerate(table.points) if s != seat) > 0
+
+
+def test_a_withdrawn_player_is_never_paired_and_stays_in_the_standings_as_withdrawn(host) -> None:
+    async def scenario():
+        async with TournamentClient(host.target) as client, LobbyClient(host.target) as lobby:
+            created = await client.create("withdrawals", "duel", "swiss", rounds=2)
+            tid = created.tournament_id
+            keys = await register(client, tid, [f"w-{i}" for i in range(5)], DECK)
+            with pytest.raises(grpc.aio.AioRpcError) as wrong_key:
+                await client.withdraw(tid, "w-4", keys["w-0"])
+            await client.withdraw(tid, "w-4", keys["w-4"])
+            staying = {player: key for player, key in keys.items() if player != "w-4"}
+            playing = asyncio.ensure_future(play_all(client, lobby, tid, staying))
+            await client.start(tid, created.organiser_key)
+            await asyncio.wait_for(playing, 300)
+            status = await client.status(tid)
+            results = await client.stub.GetResults(pb.GetTournamentRequest(tournament_id=tid))
+            return wrong_key.value.code(), status, results
+
+    code, status, results = run(scenario(), timeout=360)
+    assert code == grpc.StatusCode.PERMISSION_DENIED
+    check_complete(status, results, rounds=2, tables_per_round=2, players=5, points_per_table=1.0)
+    assert not any("w-4" in r.players for r in results.results) and "w-4" not in results.byes_player
+    assert [s.withdrawn for s in status.standings if s.player == "w-4"] == [True]
