@@ -255,9 +255,9 @@ class LobbyActor:
     async def place_tables(self, tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Open tables a tournament seated itself, not from the public queue:
         each {"table_id", "game", "variant", "seed", "options", "players":
-        [{"name", "join"}] in seat order}. Returns, per table, where it runs
-        and each seat's token, or its result when it is already over, or an
-        `error`. Asking again for a table (a restarted tournament) opens
+        [{"name", "join"}] in seat order, "no_show_after_s"}. Returns, per
+        table, where it runs and each seat's token; or, for a table already
+        settled, its state as `table_results` gives it; or an `error`. Asking again for a table (a restarted tournament) opens
         nothing twice: a running or finished table is answered as it is."""
         waiting: list[asyncio.Future[dict[str, Any]]] = []
         for table in tables:
@@ -278,8 +278,9 @@ class LobbyActor:
         return list(await asyncio.gather(*waiting))
 
     async def table_results(self, table_ids: list[str], timeout_s: float) -> dict[str, Any]:
-        """Each table's state ("running", "finished" with its result,
-        "ended" without one: deserted or failed, or "unknown"), once one of
+        """Each table's state ("running"; "finished" with its result and its
+        no-show seats; "no_show": ended by them, without a result; "ended"
+        without one: deserted or failed; or "unknown"), once one of
         them is no longer running or after `timeout_s`: a tournament waits
         on this instead of polling."""
         deadline = time.monotonic() + timeout_s
@@ -297,6 +298,10 @@ class LobbyActor:
         record = self.directory.get(table_id)
         if record is None:
             return {"state": "unknown"}
+        return self._state_of(record)
+
+    @staticmethod
+    def _state_of(record: TableRecord) -> dict[str, Any]:
         if record.result is not None:
             return {"state": "finished", "result": record.result, "no_show": list(record.no_show or ())}
         if record.no_show is not None:
@@ -319,12 +324,11 @@ class LobbyActor:
                             no_show_after_s=float(window) if window is not None else None)
 
     def _placed(self, record: TableRecord) -> dict[str, Any]:
-        if record.result is not None:
-            return {"table_id": record.table_id, "result": record.result, "no_show": list(record.no_show or ())}
-        if record.no_show is not None:
-            return {"table_id": record.table_id, "no_show": list(record.no_show)}
-        if not record.running:
-            return {"table_id": record.table_id, "error": f"the table ended without a result ({record.outcome})"}
+        """A running table's endpoint and seat tokens; a settled one's state
+        (as `table_results` gives it)."""
+        state = self._state_of(record)
+        if state["state"] != "running":
+            return {"table_id": record.table_id, **state}
         return {"table_id": record.table_id, "endpoint": record.endpoint, "game": record.game,
                 "display_names": list(record.players),
                 "seat_tokens": [self._token(record.table_id, seat) for seat in range(len(record.players))]}

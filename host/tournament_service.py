@@ -204,9 +204,9 @@ class TournamentService:
         except ServiceRefused as refused:
             await context.abort(refused.code, str(refused))
         tournament_id = created["spec"]["tournament_id"]
-        actor = TournamentActor.options(
-            name=tournament_actor_name(tournament_id), lifetime="detached", max_restarts=-1,
-        ).remote(created, self.settings.store, self.settings.game_modules, self.settings.game_path)
+        # Ray restarts it when its process dies (max_restarts on the class).
+        actor = TournamentActor.options(name=tournament_actor_name(tournament_id), lifetime="detached").remote(
+            created, self.settings.store, self.settings.game_modules, self.settings.game_path)
         await actor.status.remote()
         log.info("tournament %s created: %s", tournament_id, created["spec"])
         return pb.TournamentCreated(tournament_id=tournament_id,

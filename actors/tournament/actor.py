@@ -45,8 +45,6 @@ MAX_OPEN_ATTEMPTS = 3
 # A round whose tables do not all finish within this long is not waited
 # for forever: its unfinished tables are settled as forfeits by every seat.
 DEFAULT_ROUND_LIMIT_S = 3600.0
-# A player not connected to its table this long after it opened forfeits.
-DEFAULT_NO_SHOW_AFTER_S = 60.0
 # A pairing slower than this is logged as a warning.
 SLOW_PAIRING_S = 0.5
 
@@ -66,7 +64,8 @@ class TournamentActor:
     def __init__(self, created: dict[str, Any], store_url: str, game_modules: tuple[str, ...] = (),
                  game_path: tuple[str, ...] = ()) -> None:
         """`created` is the tournament's first event ({"kind": "created",
-        "spec", "name", "options"}); it is written only if the log is empty
+        "spec", "name", "options", "max_players", "no_show_after_s"}, made by
+        the front door with its defaults); it is written only if the log is empty
         (a restarted actor is given the same one and finds its own log)."""
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
         spec = TournamentSpec.from_dict(created["spec"])
@@ -82,8 +81,8 @@ class TournamentActor:
         self.name: str = first["name"]
         self.options: dict[str, Any] = dict(first.get("options", {}))
         self.round_limit_s = float(first.get("round_limit_s", DEFAULT_ROUND_LIMIT_S))
-        self.max_players = int(first.get("max_players", 100_000))
-        self.no_show_after_s = float(first.get("no_show_after_s", DEFAULT_NO_SHOW_AFTER_S))
+        self.max_players = int(first["max_players"])
+        self.no_show_after_s = float(first["no_show_after_s"])
         self.events = len(events)
         self.joins: dict[str, dict[str, Any]] = {}
         self.started = False
@@ -243,26 +242,29 @@ class TournamentActor:
                 return
             states = await self.lobby.table_results.remote([t.table_id for t in pending], RESULTS_WAIT_S)
             for table in pending:
-                state = states[table.table_id]
-                if state["state"] == "finished":
-                    await self._record_result(table, state["result"], state["no_show"])
-                elif state["state"] == "no_show":
-                    await self._record_no_shows(table, state["no_show"])
-                elif state["state"] == "ended":
-                    await self._record_forfeit(table, f"the table ended without a result ({state['outcome']})")
-                elif state["state"] == "unknown":
+                if states[table.table_id]["state"] == "unknown":
                     # The lobby restarted and lost its record: open it again
                     # (the store's copy of a running table is resumed by then).
                     self.placed.pop(table.table_id, None)
+                else:
+                    await self._settle(table, states[table.table_id])
+
+    async def _settle(self, table: Table, state: dict[str, Any]) -> None:
+        """Record what the lobby says of a table that is no longer running
+        (nothing while it runs)."""
+        if state["state"] == "finished":
+            await self._record_result(table, state["result"], state["no_show"])
+        elif state["state"] == "no_show":
+            await self._record_no_shows(table, state["no_show"])
+        elif state["state"] == "ended":
+            await self._record_forfeit(table, f"the table ended without a result ({state['outcome']})")
 
     async def _open(self, tables: list[Table], attempts: dict[str, int]) -> None:
         requests = [self._table_request(table) for table in tables]
         answers = await self.lobby.place_tables.remote(requests)
         for table, answer in zip(tables, answers):
-            if "result" in answer:
-                await self._record_result(table, answer["result"], answer["no_show"])
-            elif "no_show" in answer:
-                await self._record_no_shows(table, answer["no_show"])
+            if "state" in answer:  # settled before this incarnation asked
+                await self._settle(table, answer)
             elif "error" in answer:
                 attempts[table.table_id] = attempts.get(table.table_id, 0) + 1
                 log.warning("tournament %s: table %s not opened: %s", self.tournament_id, table.table_id,

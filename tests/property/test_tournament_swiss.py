@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tablehost.actors.tournament import GameRecord, Tournament, TournamentSpec
+from tournament_play import play as play_out
 
 # Fields up to 64, small ones drawn more often (they are where rematches bite).
 fields = st.integers(1, 6).flatmap(lambda doubling: st.integers(2, 2 ** doubling))
@@ -39,16 +40,7 @@ def random_result(table: Any, rng: random.Random) -> GameRecord:
 
 
 def play(spec: TournamentSpec, players: int, seed: int) -> tuple[Tournament, list[dict[str, Any]]]:
-    tournament = Tournament(spec)
-    events = [tournament.register(f"p{index:02d}") for index in range(players)]
-    rng = random.Random(seed)
-    while True:
-        event = tournament.start_round()
-        events.append(event)
-        if event["type"] == "finished":
-            return tournament, events
-        for table in tournament.pending_tables():
-            events.append(tournament.record(random_result(table, rng)))
+    return play_out(spec, players, seed, random_result)
 
 
 def check_rounds(tournament: Tournament, players: int) -> None:

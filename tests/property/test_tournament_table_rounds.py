@@ -23,25 +23,22 @@ from hypothesis import strategies as st
 
 from tablehost.actors.tournament import GameRecord, Round, Tournament, TournamentSpec
 from tablehost.actors.tournament.table_rounds import penalty
+from tournament_play import play as play_out
 
 SEATS = 4
 
 
+def random_finish(table: Any, rng: random.Random) -> GameRecord:
+    """A finishing order drawn at random, points 3 to 0 (2 to 0 at three seats)."""
+    seats = len(table.players)
+    ranks = tuple(rng.sample(range(seats), seats))
+    points = tuple(float(seats - 1 - rank) for rank in ranks)
+    return GameRecord(table.table_id, table.round, table.players, points, ranks,
+                      tuple(rng.uniform(0, 50) for _ in ranks), (False,) * seats)
+
+
 def play(spec: TournamentSpec, players: int, seed: int) -> tuple[Tournament, list[dict[str, Any]]]:
-    tournament = Tournament(spec)
-    events = [tournament.register(f"p{index:02d}") for index in range(players)]
-    rng = random.Random(seed)
-    while True:
-        event = tournament.start_round()
-        events.append(event)
-        if event["type"] == "finished":
-            return tournament, events
-        for table in tournament.pending_tables():
-            seats = len(table.players)
-            ranks = tuple(rng.sample(range(seats), seats))
-            points = tuple(float(seats - 1 - rank) for rank in ranks)
-            events.append(tournament.record(GameRecord(table.table_id, table.round, table.players, points, ranks,
-                                                       tuple(rng.uniform(0, 50) for _ in ranks), (False,) * seats)))
+    return play_out(spec, players, seed, random_finish)
 
 
 def meetings(rounds: list[Round]) -> Counter[frozenset[str]]:
