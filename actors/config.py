@@ -64,6 +64,12 @@ class RoomConfig:
     # empty: plaintext. Bytes, not paths: the files may not exist on other nodes.
     tls_cert_pem: bytes = b""
     tls_key_pem: bytes = field(default=b"", repr=False)
+    # Serve Prometheus metrics from each room process (on a free port of
+    # bind_host, listed by the front door's /targets).
+    metrics: bool = False
+    # "text" (a line for people) or "json" (one JSON object a line, with the
+    # table id, seq and act_id as fields): see actors/log_format.py.
+    log_format: str = "text"
 
 
 @dataclass(frozen=True)

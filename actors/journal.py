@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 from tablehost.actors import crash_points
+from tablehost.actors.metrics import CHECKPOINTS, STORE_WRITE_LATENCY, STORE_WRITES
 from tablehost.actors.store import Appends, Checkpoint, Fenced, JournalEntry, StoreUnavailable, TableStore
 
 log = logging.getLogger("tablehost.journal")
@@ -108,11 +109,15 @@ class Journal:
             while self._pending:
                 batch, self._pending = self._pending, {}
                 appends = {table_id: Appends(p.table.epoch, p.entries, p.checkpoint) for table_id, p in batch.items()}
+                started = time.perf_counter()
                 try:
                     failed = await asyncio.to_thread(self.store.append, appends)
                 except Exception as error:  # a store that raises instead of reporting: every table fails
                     log.exception("the journal could not write a batch of %d tables", len(batch))
                     failed = {table_id: error for table_id in batch}
+                STORE_WRITE_LATENCY.observe(time.perf_counter() - started)
+                STORE_WRITES.inc()
+                CHECKPOINTS.inc(sum(1 for a in appends.values() if a.checkpoint is not None))
                 self.batches += 1
                 crash_points.reached(crash_points.AFTER_APPEND)
                 retry = self._settle(batch, failed)

@@ -31,6 +31,7 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from tablehost.actors.config import LobbyConfig
+from tablehost.actors.log_format import configure_logging
 from tablehost.actors.matchmaking import Entrant, Gathering, GatheringKey, Group, LobbyRefused, Matchmaker, Refusal
 from tablehost.actors.process_tuning import tune_garbage_collection
 from tablehost.actors.placement import Placement, Room, RoomState, room_number
@@ -108,7 +109,7 @@ class PendingTable:
 @ray.remote(num_cpus=0)
 class LobbyActor:
     def __init__(self, config: LobbyConfig) -> None:
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+        configure_logging(config.room.log_format)
         self.config = config
         self.catalog = GameCatalog.load(config.room.game_modules, config.room.game_path)
         # Front doors compare it between calls: a new one means the lobby
@@ -362,7 +363,8 @@ class LobbyActor:
         for room in sorted(self.placement.rooms.values(), key=lambda r: r.room_id):
             rooms_by_node.setdefault(room.node_id, []).append(
                 {"room_id": room.room_id, "endpoint": room.endpoint, "state": room.state.value,
-                 "tables": len(room.tables), "capacity": room.capacity, "pid": room.pid}
+                 "tables": len(room.tables), "capacity": room.capacity, "pid": room.pid,
+                 "metrics_endpoint": room.metrics_endpoint}
             )
         queues = [
             {"game": key.game, "variant": key.variant, "seats": key.seats, "partition": key.partition,
@@ -657,7 +659,7 @@ class LobbyActor:
             ray.kill(handle)  # forgotten while starting (the lobby is stopping)
             return
         self.placement.mark_ready(room_id, handle, started["endpoint"], started["node_id"], started["pid"],
-                                  time.monotonic())
+                                  time.monotonic(), started["metrics_endpoint"])
         log.info("room %s ready on node %s at %s", room_id, started["node_id"][:12], started["endpoint"])
         self._spawn(self._watch(room_id, handle))
         self._place_awaiting()
@@ -692,7 +694,8 @@ class LobbyActor:
                 continue
             records = inventory["records"]
             self.placement.adopt(room_id, inventory["node_id"], inventory["capacity"], {r["table_id"] for r in records})
-            self.placement.mark_ready(room_id, handle, inventory["endpoint"], inventory["node_id"], inventory["pid"], now)
+            self.placement.mark_ready(room_id, handle, inventory["endpoint"], inventory["node_id"], inventory["pid"], now,
+                                      inventory["metrics_endpoint"])
             for record in records:
                 self.directory.add(TableRecord.from_plain(record, room_id, inventory["endpoint"]))
             self._spawn(self._watch(room_id, handle))

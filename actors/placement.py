@@ -34,6 +34,8 @@ class Room:
     capacity: int
     handle: Any = None
     endpoint: str = ""
+    # Where its process serves Prometheus metrics ("" when it does not).
+    metrics_endpoint: str = ""
     pid: int = 0
     state: RoomState = RoomState.STARTING
     tables: set[str] = field(default_factory=set)
@@ -75,9 +77,11 @@ class Placement:
         room = self.rooms[room_id] = Room(room_id, node_id, self.tables_per_room)
         return room
 
-    def mark_ready(self, room_id: str, handle: Any, endpoint: str, node_id: str, pid: int, now: float) -> Room:
+    def mark_ready(self, room_id: str, handle: Any, endpoint: str, node_id: str, pid: int, now: float,
+                   metrics_endpoint: str = "") -> Room:
         room = self.rooms[room_id]
         room.handle, room.endpoint, room.node_id, room.pid = handle, endpoint, node_id, pid
+        room.metrics_endpoint = metrics_endpoint
         room.state, room.idle_since = RoomState.READY, now
         return room
 

@@ -32,6 +32,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from tablehost.actors import crash_points
 from tablehost.actors.config import RoomConfig
 from tablehost.actors.journal import Journal, through_outage
+from tablehost.actors.log_format import configure_logging, log_fields
+from tablehost.actors.metrics import Gauge, MetricsServer, serve_process_metrics
 from tablehost.actors.process_tuning import tune_garbage_collection
 from tablehost.actors.server_options import bind_port, server_credentials, server_options
 from tablehost.actors.store import TableExists, TableStore, open_store
@@ -46,6 +48,15 @@ TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["Table"].full_name
 
 # A burst of new tables yields to the room's running tables this often.
 _OPEN_BEFORE_YIELDING = 50
+# A scrape waits this long at most for the room's loop to count its tables.
+_GAUGE_READ_TIMEOUT_S = 5.0
+# What a room's scrape reads of its tables now (see RoomActor._gauges).
+ROOM_GAUGES = (
+    ("tablehost_room_capacity", "Tables this room may hold", ()),
+    ("tablehost_tables", "Tables open in this room, by game", ("game",)),
+    ("tablehost_seated_players", "Players with a stream open to their seat, by game", ("game",)),
+    ("tablehost_spectators", "Spectator streams open, by game", ("game",)),
+)
 # A room gives freed heap back to the OS when it empties, at most this often
 # (malloc_trim walks the whole heap).
 _TRIM_INTERVAL_S = 10.0
@@ -96,7 +107,7 @@ def seat_entrants(seed: int, entrants: list[dict[str, Any]]) -> list[dict[str, A
 @ray.remote(num_cpus=0)
 class RoomActor:
     def __init__(self, room_id: str, config: RoomConfig, lobby: Any = None) -> None:
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+        configure_logging(config.log_format)
         self.room_id = room_id
         self.config = config
         self.lobby = lobby
@@ -104,6 +115,8 @@ class RoomActor:
         self.tables: dict[str, Table] = {}
         self.records: dict[str, dict[str, Any]] = {}  # by table id: see table_record
         self.endpoint = ""
+        self.metrics_endpoint = ""
+        self._metrics: MetricsServer | None = None
         self.games_hosted = 0
         self.tables_failed = 0
         self._server: aio.Server | None = None
@@ -135,14 +148,42 @@ class RoomActor:
             self._stopped = asyncio.Event()
             self.endpoint = f"{self.config.bind_host}:{port}"
             self._sweeper = asyncio.get_running_loop().create_task(self._close_deserted_tables())
+            if self.config.metrics:
+                self._serve_metrics()
             tune_garbage_collection()
             log.info("room %s serving up to %d tables on %s", self.room_id, self.config.tables_per_room, self.endpoint)
         return {
             "room_id": self.room_id,
             "endpoint": self.endpoint,
+            "metrics_endpoint": self.metrics_endpoint,
             "node_id": ray.get_runtime_context().get_node_id(),
             "pid": os.getpid(),
         }
+
+    def _serve_metrics(self) -> None:
+        """This process's metrics on a free port of the room's address (the
+        front door's /targets lists it for Prometheus). The gauges are counted
+        on the room's loop, which owns the tables, when a scrape asks."""
+        loop = asyncio.get_running_loop()
+
+        def read() -> list[Gauge]:
+            return asyncio.run_coroutine_threadsafe(self._gauges(), loop).result(timeout=_GAUGE_READ_TIMEOUT_S)
+
+        self._metrics = serve_process_metrics(self.config.bind_host, ROOM_GAUGES, read)
+        self.metrics_endpoint = self._metrics.address
+
+    async def _gauges(self) -> list[Gauge]:
+        by_game: dict[str, list[int]] = {}
+        for table in self.tables.values():
+            counts = by_game.setdefault(table.metrics.game, [0, 0, 0])
+            counts[0] += 1
+            counts[1] += table.seated_streams
+            counts[2] += table.spectator_streams
+        gauges = [Gauge("tablehost_room_capacity", (), self.config.tables_per_room)]
+        for game, (tables, seated, spectators) in sorted(by_game.items()):
+            gauges += [Gauge("tablehost_tables", (game,), tables), Gauge("tablehost_seated_players", (game,), seated),
+                       Gauge("tablehost_spectators", (game,), spectators)]
+        return gauges
 
     def _bind(self, server: aio.Server) -> int:
         low, high = self.config.port_min, self.config.port_max
@@ -188,6 +229,9 @@ class RoomActor:
             self._server = None
         if self.store is not None:
             self.store.close()
+        if self._metrics is not None:
+            self._metrics.stop()
+            self._metrics = None
         if self._stopped is not None:
             self._stopped.set()
 
@@ -256,7 +300,8 @@ class RoomActor:
             # Its room died while it lingered after the game: linger here
             # (players may reconnect for the end), then close, or nothing would.
             self.table_finished(table)
-        log.info("room %s resumed table %s at seq %d, epoch %d", self.room_id, table_id, table.seq, table.epoch)
+        log.info("room %s resumed table %s at seq %d, epoch %d", self.room_id, table_id, table.seq, table.epoch,
+                 extra=log_fields("table_resumed", table_id=table_id, room_id=self.room_id, seq=table.seq))
         return {"table_id": table_id, "seq": table.seq, "epoch": table.epoch, "record": stored.header["record"]}
 
     def _open_one(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -290,13 +335,15 @@ class RoomActor:
         self.tables[table_id] = table
         self.records[table_id] = record
         self.games_hosted += 1
+        table.metrics.opened.inc()
         window = request.get("no_show_after_s")
         if window is not None:
             # Its players are told where it is by their tournament: the
             # window, not the deserted-table grace, judges who never came.
             table.deserted_since = None
             asyncio.get_running_loop().call_later(window, self._check_no_shows, table, window)
-        log.info("room %s opened table %s (%s, seed %d)", self.room_id, table_id, request["game"], request["seed"])
+        log.info("room %s opened table %s (%s, seed %d)", self.room_id, table_id, request["game"], request["seed"],
+                 extra=log_fields("table_opened", table_id=table_id, room_id=self.room_id))
         return {"table_id": table_id, "record": record}
 
     # The table calls these (actors.table.TableOwner) from inside its own step.
@@ -360,7 +407,8 @@ class RoomActor:
         if self.store is not None:
             # Not resumed again: a finished game, a deserted or failed table.
             asyncio.get_running_loop().run_in_executor(None, self.store.finish, table.table_id, table.epoch, outcome)
-        log.info("room %s closed table %s (%s); %d tables open", self.room_id, table.table_id, outcome, len(self.tables))
+        log.info("room %s closed table %s (%s); %d tables open", self.room_id, table.table_id, outcome, len(self.tables),
+                 extra=log_fields("table_closed", table_id=table.table_id, room_id=self.room_id, seq=table.seq))
         self._closed_unreported.append({"table_id": table.table_id, "outcome": outcome})
         self._schedule_report()
         now = time.monotonic()
@@ -409,6 +457,7 @@ class RoomActor:
         return {
             "room_id": self.room_id,
             "endpoint": self.endpoint,
+            "metrics_endpoint": self.metrics_endpoint,
             "node_id": ray.get_runtime_context().get_node_id(),
             "pid": os.getpid(),
             "tables": len(self.tables),

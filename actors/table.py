@@ -35,6 +35,8 @@ from tablehost.actors.outbound import (
 from tablehost.actors.client_input import BadInput, brief, brief_value, clip, decode_action
 from tablehost.actors.journal import Journal
 from tablehost.actors.log_budget import LogBudget, left_out_note
+from tablehost.actors.log_format import log_fields
+from tablehost.actors.metrics import TableMetrics
 from tablehost.actors.outbox import Outbox
 from tablehost.actors.store import Checkpoint, Fenced, JournalEntry, StoredTable
 from tablehost.actors.tokens import SPECTATOR_SEAT
@@ -165,6 +167,7 @@ class Table:
         self.seq = seq
         self.epoch = epoch
         self.stats = TableStats()
+        self.metrics = TableMetrics.of(self.match.rules.name)
         # Set when the rules raised something other than a RuleError: the
         # table is closed and takes no more commits (its room carries on).
         self.failure: str | None = None
@@ -200,8 +203,9 @@ class Table:
         # The command applied to the match and being made durable, with the
         # stream that sent it; commits that came meanwhile, in order; and
         # answers to repeated act_ids that wait for their command's release.
-        self._in_flight: tuple[JournalEntry, Subscriber | None] | None = None
-        self._queued: deque[tuple[Subscriber, str, Any]] = deque()
+        # Each with when its commit arrived (perf_counter), for the move latency.
+        self._in_flight: tuple[JournalEntry, Subscriber | None, float | None] | None = None
+        self._queued: deque[tuple[Subscriber, str, Any, float]] = deque()
         self._deferred_accepts: list[tuple[Subscriber, str, int]] = []
         self._awaiting_snapshot: list[Subscriber] = []
         self._since_checkpoint = 0
@@ -265,11 +269,15 @@ class Table:
                 return subscriber
         else:
             self.deserted_since = None
+            if seat in self.seats_seen:
+                self.metrics.reconnects.inc()
             self.seats_seen.add(seat)
         if self._base[seat][0] < last_seq <= self.seq and self.seq - last_seq <= MAX_REPLAYED_CHANGES:
             for change in self._log[last_seq - self._log_start:]:
                 self._queue_delta(subscriber, change)
         else:
+            if last_seq > 0:
+                self.metrics.resyncs.inc()  # back from further than the log replays
             subscriber.outbox.put(self._snapshot(seat))
         if self.over:
             subscriber.outbox.put(self._game_over())
@@ -344,6 +352,7 @@ class Table:
         shape) before anything compares, remembers or logs it."""
         if self.failure is not None or subscriber not in self._subscribers:
             return  # the table is closed, or a newer stream replaced this one: its end is queued
+        received = time.perf_counter()
         # An act_id out of bounds is never echoed: each answer would be as
         # large as the flood that provoked it.
         act_id_fits = len(act_id) <= MAX_ACT_ID_LENGTH and 0 < len(act_id.encode()) <= MAX_ACT_ID_LENGTH
@@ -381,11 +390,11 @@ class Table:
             if len(self._queued) >= MAX_QUEUED_COMMITS:
                 self._reject(subscriber, act_id, Reason.RATE_LIMITED, "the table is busy; send again", remember=False)
                 return
-            self._queued.append((subscriber, act_id, action))
+            self._queued.append((subscriber, act_id, action, received))
             return
-        self._apply(subscriber, act_id, action)
+        self._apply(subscriber, act_id, action, received)
 
-    def _apply(self, subscriber: Subscriber, act_id: str, action: Any) -> None:
+    def _apply(self, subscriber: Subscriber, act_id: str, action: Any, received: float) -> None:
         """Apply a checked commit to the match and journal it; it is published
         when the journal releases it."""
         now = self.clock()
@@ -397,16 +406,18 @@ class Table:
         except Exception as error:  # a bug in the rules: this table ends, its room goes on
             self._fail(f"its rules failed on a commit from seat {subscriber.seat}", error)
             return
-        self._record(JournalEntry(self.seq + 1, act_id, subscriber.seat, action, now, False), subscriber)
+        self._record(JournalEntry(self.seq + 1, act_id, subscriber.seat, action, now, False), subscriber, received)
 
-    def _record(self, entry: JournalEntry, first: Subscriber | None) -> None:
+    def _record(self, entry: JournalEntry, first: Subscriber | None, received: float | None) -> None:
         """Put an applied command in flight: to the journal (with a checkpoint
-        now and then), or straight to publishing when there is none."""
+        now and then), or straight to publishing when there is none.
+        `received` is when its commit arrived (None for an automatic move)."""
         self.stats.moves += 1
         self.stats.automatic_moves += entry.automatic
+        (self.metrics.automatic_moves if entry.automatic else self.metrics.player_moves).inc()
         if entry.act_id:
             self._outcomes[(entry.seat, entry.act_id)] = entry.seq
-        self._in_flight = (entry, first)
+        self._in_flight = (entry, first, received)
         if self._journal is None:
             self.released(entry.seq)
             return
@@ -423,9 +434,11 @@ class Table:
         what waited on it, and take the next queued commit."""
         if self._in_flight is None or self._in_flight[0].seq != seq or self.failure is not None:
             return
-        entry, first = self._in_flight
+        entry, first, received = self._in_flight
         self._in_flight = None
         self._publish(entry.act_id, entry.automatic, first)
+        if received is not None:
+            self.metrics.move_latency.observe(time.perf_counter() - received)
         if self._deferred_accepts:
             waiting, self._deferred_accepts = self._deferred_accepts, []
             for subscriber, act_id, applied in waiting:
@@ -434,14 +447,14 @@ class Table:
                 else:
                     self._deferred_accepts.append((subscriber, act_id, applied))
         while self._queued and self._in_flight is None and self.failure is None:
-            subscriber, act_id, action = self._queued.popleft()
+            subscriber, act_id, action, received = self._queued.popleft()
             if subscriber not in self._subscribers:
                 continue  # its stream is gone; the client resends after reconnecting
             previous = self._outcomes.get((subscriber.seat, act_id))
             if previous is not None:
                 self._repeat(subscriber, act_id, previous)
             else:
-                self._apply(subscriber, act_id, action)
+                self._apply(subscriber, act_id, action, received)
 
     def journal_failed(self, error: Exception) -> None:
         """The store refused the command in flight: a newer incarnation owns
@@ -450,7 +463,8 @@ class Table:
             return
         if isinstance(error, Fenced):
             self.failure = f"table {self.table_id} moved to another room"
-            log.warning("table fenced table=%s epoch=%d: %s", self.table_id, self.epoch, error)
+            log.warning("table fenced table=%s epoch=%d: %s", self.table_id, self.epoch, error,
+                        extra=log_fields("table_fenced", table_id=self.table_id, seq=self.seq))
             self.close(self.failure)
             if self._owner is not None:
                 self._owner.table_moved(self)
@@ -473,11 +487,14 @@ class Table:
             return
         if client_hash != expected:
             self.stats.desyncs += 1
+            self.metrics.desyncs.inc()
+            self.metrics.resyncs.inc()
             left_out = subscriber.log_budget.take()
             if left_out is not None:
                 log.warning(
                     "desync table=%s seq=%d seat=%d: client hash %s, host %s; sending a snapshot%s",
                     self.table_id, seq, subscriber.seat, brief(client_hash, 12), expected[:12], left_out_note(left_out),
+                    extra=log_fields("desync", table_id=self.table_id, seq=seq, seat=subscriber.seat),
                 )
             subscriber.outbox.put(self._snapshot(subscriber.seat))
 
@@ -567,7 +584,8 @@ class Table:
             for subscriber in waiting:
                 if subscriber in self._subscribers:
                     subscriber.outbox.put(self._snapshot(subscriber.seat))
-        log.debug("published table=%s seq=%d act_id=%s automatic=%s", self.table_id, self.seq, act_id, automatic)
+        log.debug("published table=%s seq=%d act_id=%s automatic=%s", self.table_id, self.seq, act_id, automatic,
+                  extra=log_fields("published", table_id=self.table_id, seq=self.seq, act_id=act_id))
         if self.match.result is not None:
             self._finish()
         else:
@@ -584,7 +602,9 @@ class Table:
         game_over = self._game_over()
         for subscriber in self._subscribers:
             subscriber.outbox.put(game_over)
-        log.info("game over table=%s seq=%d result=%s", self.table_id, self.seq, self.match.result)
+        self.metrics.finished.inc()
+        log.info("game over table=%s seq=%d result=%s", self.table_id, self.seq, self.match.result,
+                 extra=log_fields("game_over", table_id=self.table_id, seq=self.seq))
         if self._owner is not None:
             self._owner.table_finished(self)
 
@@ -616,16 +636,20 @@ class Table:
         except Exception as error:  # even a RuleError here is the game's bug: its own default
             self._fail(f"its automatic move for seat {request.seat} failed when its deadline passed", error)
             return
-        log.info("deadline passed table=%s seq=%d seat=%d: automatic move", self.table_id, self.seq + 1, request.seat)
+        log.info("deadline passed table=%s seq=%d seat=%d: automatic move", self.table_id, self.seq + 1, request.seat,
+                 extra=log_fields("deadline", table_id=self.table_id, seq=self.seq + 1, seat=request.seat))
         # Its release publishes it and sets the timer again: a next expired
         # request (another seat's) is taken then, at once.
-        self._record(JournalEntry(self.seq + 1, "", request.seat, self.match.commands[-1].action, now, True), None)
+        self.metrics.timer_expiries.inc()
+        self._record(JournalEntry(self.seq + 1, "", request.seat, self.match.commands[-1].action, now, True), None, None)
 
     def _fail(self, what: str, error: Exception) -> None:
         """End this table with a clear status: its game can no longer be
         trusted. Only this table's streams end; the room's others go on."""
         self.failure = f"table {self.table_id} was closed: {what} ({type(error).__name__}: {error})"
-        log.error("table failed table=%s seq=%d: %s", self.table_id, self.seq, self.failure, exc_info=error)
+        self.metrics.failed.inc()
+        log.error("table failed table=%s seq=%d: %s", self.table_id, self.seq, self.failure, exc_info=error,
+                  extra=log_fields("table_failed", table_id=self.table_id, seq=self.seq))
         self.close(self.failure)
         if self._owner is not None:
             self._owner.table_failed(self, self.failure)
@@ -635,13 +659,16 @@ class Table:
         act_id (a bounded number per seat), and log it within the stream's
         budget, quoting only a short prefix of what the client sent."""
         self.stats.rejects += 1
+        self.metrics.rejected(reason.name)
         rejection = RejectionOut(act_id, reason, clip(message, MAX_REJECTION_MESSAGE))
         if remember and act_id:
             self._remember_rejection(subscriber.seat, act_id, rejection)
         left_out = subscriber.log_budget.take()
         if left_out is not None:
             log.info("rejected table=%s seq=%d act_id=%s seat=%d: %s (%s)%s", self.table_id, self.seq, brief(act_id),
-                     subscriber.seat, brief(rejection.message, 120), reason.name, left_out_note(left_out))
+                     subscriber.seat, brief(rejection.message, 120), reason.name, left_out_note(left_out),
+                     extra=log_fields("rejected", table_id=self.table_id, seq=self.seq, act_id=act_id,
+                                      seat=subscriber.seat))
         subscriber.outbox.put(rejection)
 
     @cached_property

@@ -25,6 +25,7 @@ from grpc import aio
 
 from tablehost.actors.config import RoomConfig
 from tablehost.actors.log_budget import LogBudget, left_out_note
+from tablehost.actors.log_format import log_fields
 from tablehost.actors.outbound import (
     AcceptedOut,
     CloseOut,
@@ -163,7 +164,8 @@ class TableService:
                 await context.write(_bad_hello(refused.details))
             await context.abort(refused.code, refused.details)
         subscriber = table.subscribe(claim.seat, hello.last_seq)
-        log.info("stream open table=%s seat=%d last_seq=%d", table.table_id, claim.seat, hello.last_seq)
+        log.info("stream open table=%s seat=%d last_seq=%d", table.table_id, claim.seat, hello.last_seq,
+                 extra=log_fields("stream_open", table_id=table.table_id, seat=claim.seat, seq=hello.last_seq))
         reader = asyncio.create_task(self._read(table, subscriber, requests))
         writer = asyncio.create_task(self._write(subscriber, context))
         subscriber.outbox.on_overflow = writer.cancel
@@ -176,7 +178,8 @@ class TableService:
                 ending = (grpc.StatusCode.RESOURCE_EXHAUSTED,
                           f"this stream fell too far behind (more than {subscriber.outbox.max_records} messages or "
                           f"{subscriber.outbox.max_bytes} bytes unsent); reconnect with your last seq")
-                log.info("stream overflowed table=%s seat=%d: ending it", table.table_id, claim.seat)
+                log.info("stream overflowed table=%s seat=%d: ending it", table.table_id, claim.seat,
+                         extra=log_fields("stream_overflowed", table_id=table.table_id, seat=claim.seat))
             if ending is not None:
                 # Detached before the status: sending it may wait on the client.
                 table.unsubscribe(subscriber)
@@ -186,7 +189,8 @@ class TableService:
             writer.cancel()
             table.unsubscribe(subscriber)
             left_out = subscriber.log_budget.suppressed
-            log.info("stream closed table=%s seat=%d%s", table.table_id, claim.seat, left_out_note(left_out))
+            log.info("stream closed table=%s seat=%d%s", table.table_id, claim.seat, left_out_note(left_out),
+                     extra=log_fields("stream_closed", table_id=table.table_id, seat=claim.seat))
 
     @staticmethod
     async def _end(context: aio.ServicerContext, code: grpc.StatusCode, details: str) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tablehost.actors.log_format import LOG_FORMATS, configure_logging
 from tablehost.host.config import HostConfig
 
 
@@ -24,6 +25,8 @@ async def _serve(config: HostConfig) -> None:
     await host.start()
     tune_garbage_collection()
     print(f"listening on {host.target}", flush=True)
+    if host.metrics is not None:
+        print(f"metrics on http://{host.metrics.address}/metrics (rooms: /targets)", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -249,7 +252,9 @@ def main(argv: list[str] | None = None) -> None:
     add_tournament_commands(commands, HostConfig.add_arguments, _add_tls_ca_argument)
 
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    log_format = getattr(args, "log_format", "text")
+    # An unknown TABLEHOST_LOG_FORMAT is refused with the other settings (HostConfig.from_args).
+    configure_logging(log_format if log_format in LOG_FORMATS else "text", logging.WARNING)
     hosts_here = args.command in ("serve", "demo") or (
         args.command == "tournament" and args.action == "simulate" and not args.target)
     if hosts_here and args.address is None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tablehost.actors.config import DEFAULT_TABLES_PER_ROOM, LobbyConfig, RoomConfig, default_free_slots
+from tablehost.actors.log_format import LOG_FORMATS
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -118,6 +119,12 @@ class HostConfig:
     # server; empty: plaintext.
     tls_cert_pem: bytes = b""
     tls_key_pem: bytes = field(default=b"", repr=False)
+    # The front door's Prometheus metrics (and /targets, every room's) on
+    # this port of `host`, 0 for any free one; None serves no metrics, from
+    # the front door or the rooms.
+    metrics_port: int | None = None
+    # "text" or "json" (one object a line), for every process of the host.
+    log_format: str = "text"
 
     def __post_init__(self) -> None:
         if len(self.token_secret) < MIN_TOKEN_SECRET_BYTES:
@@ -127,6 +134,10 @@ class HostConfig:
             raise ValueError(f"the hello timeout must be positive, got {self.hello_timeout_s}")
         if bool(self.tls_cert_pem) != bool(self.tls_key_pem):
             raise ValueError("TLS needs both a certificate and its key")
+        if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
+            raise ValueError(f"the metrics port must be 0-65535, got {self.metrics_port}")
+        if self.log_format not in LOG_FORMATS:
+            raise ValueError(f"the log format must be one of {', '.join(LOG_FORMATS)}, got {self.log_format!r}")
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
@@ -163,6 +174,12 @@ class HostConfig:
         parser.add_argument("--tls-cert", default=_env("TLS_CERT"), metavar="FILE",
                             help="PEM certificate chain: serve the front door and the rooms over TLS")
         parser.add_argument("--tls-key", default=_env("TLS_KEY"), metavar="FILE", help="PEM private key of --tls-cert")
+        parser.add_argument("--metrics-port", type=int,
+                            default=int(_env("METRICS_PORT")) if _env("METRICS_PORT") else None, metavar="PORT",
+                            help="serve Prometheus metrics here (/metrics, and /targets listing every room's); "
+                                 "0: any free port; default: no metrics")
+        parser.add_argument("--log-format", choices=LOG_FORMATS, default=_env("LOG_FORMAT", "text"),
+                            help="the log of every process: lines for people (text) or one JSON object a line")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "HostConfig":
@@ -177,6 +194,10 @@ class HostConfig:
         if args.hello_timeout <= 0:
             raise SystemExit(f"--hello-timeout takes a positive number of seconds, got {args.hello_timeout}")
         tls_cert, tls_key = _tls_files(args.tls_cert, args.tls_key)
+        if args.metrics_port is not None and not 0 <= args.metrics_port <= 65535:
+            raise SystemExit(f"--metrics-port takes a port 0-65535, got {args.metrics_port}")
+        if args.log_format not in LOG_FORMATS:  # TABLEHOST_LOG_FORMAT bypasses argparse's choices
+            raise SystemExit(f"--log-format takes {' or '.join(LOG_FORMATS)}, got {args.log_format!r}")
         return cls(
             host=args.host,
             port=args.port,
@@ -203,6 +224,8 @@ class HostConfig:
             hello_timeout_s=args.hello_timeout,
             tls_cert_pem=tls_cert,
             tls_key_pem=tls_key,
+            metrics_port=args.metrics_port,
+            log_format=args.log_format,
         )
 
     def lobby_config(self, run_id: str = "") -> LobbyConfig:
@@ -226,6 +249,8 @@ class HostConfig:
             hello_timeout_s=self.hello_timeout_s,
             tls_cert_pem=self.tls_cert_pem,
             tls_key_pem=self.tls_key_pem,
+            metrics=self.metrics_port is not None,
+            log_format=self.log_format,
         )
         return LobbyConfig(
             room=room,

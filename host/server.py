@@ -19,6 +19,7 @@ from tablehost.actors.unary_parsing import add_unary_service
 from tablehost.games.registry import GameCatalog
 from tablehost.host.admin_service import AdminService
 from tablehost.host.config import HostConfig
+from tablehost.host.door_metrics import DoorMetrics
 from tablehost.host.lobby_service import LobbyService
 from tablehost.host.tournament_service import TournamentService, TournamentSettings
 from tablehost.host.waiting import WaitingRoom
@@ -113,6 +114,7 @@ class Host:
         self.waiting: WaitingRoom | None = None
         self.server: aio.Server | None = None
         self.port = 0
+        self.metrics: DoorMetrics | None = None
         self._health = health.aio.HealthServicer()
 
     @property
@@ -132,7 +134,7 @@ class Host:
                           LobbyService(self.lobby, self.waiting, catalog))
         add_unary_service(server, admin_pb2.DESCRIPTOR.services_by_name["Admin"], AdminService(self.lobby, self.waiting))
         tournaments = TournamentSettings(self.config.store, self.config.token_secret, self.config.game_modules,
-                                         self.config.game_path)
+                                         self.config.game_path, log_format=self.config.log_format)
         add_unary_service(server, tournament_pb2.DESCRIPTOR.services_by_name["Tournaments"],
                           TournamentService(tournaments, catalog))
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
@@ -150,6 +152,9 @@ class Host:
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
         await self._health.set(LOBBY_SERVICE, health_pb2.HealthCheckResponse.SERVING)
         self.server = server
+        if self.config.metrics_port is not None:
+            self.metrics = DoorMetrics(self.lobby, self.waiting, self.config.host, self.config.metrics_port)
+            await self.metrics.start()
 
     async def _lobby_reachable(self, reachable: bool) -> None:
         """Health follows the lobby: while it is away (Ray restarts it) this
@@ -166,6 +171,9 @@ class Host:
         import ray
 
         await self._health.enter_graceful_shutdown()
+        if self.metrics is not None:
+            await self.metrics.stop()
+            self.metrics = None
         if self.waiting is not None:
             await self.waiting.stop()
         if self.server is not None:

@@ -65,6 +65,7 @@ class TournamentSettings:
     game_modules: tuple[str, ...] = ()
     game_path: tuple[str, ...] = ()
     max_players: int = DEFAULT_MAX_PLAYERS
+    log_format: str = "text"
 
 
 class ServiceRefused(Exception):
@@ -206,7 +207,7 @@ class TournamentService:
         tournament_id = created["spec"]["tournament_id"]
         # Ray restarts it when its process dies (max_restarts on the class).
         actor = TournamentActor.options(name=tournament_actor_name(tournament_id), lifetime="detached").remote(
-            created, self.settings.store, self.settings.game_modules, self.settings.game_path)
+            created, self.settings.store, self.settings.game_modules, self.settings.game_path, self.settings.log_format)
         await actor.status.remote()
         log.info("tournament %s created: %s", tournament_id, created["spec"])
         return pb.TournamentCreated(tournament_id=tournament_id,

@@ -28,6 +28,7 @@ import ray
 
 from tablehost.actors.lobby import LOBBY_NAME, NAMESPACE
 from tablehost.actors.journal import through_outage
+from tablehost.actors.log_format import configure_logging
 from tablehost.actors.store import StoreError
 from tablehost.actors.store.event_log import EventLog, open_event_log
 from tablehost.actors.tournament.tournament import (GameRecord, Standing, Table, Tournament, TournamentError,
@@ -62,12 +63,12 @@ def standing_to_plain(standing: Standing) -> dict[str, Any]:
 @ray.remote(num_cpus=0, max_restarts=-1)
 class TournamentActor:
     def __init__(self, created: dict[str, Any], store_url: str, game_modules: tuple[str, ...] = (),
-                 game_path: tuple[str, ...] = ()) -> None:
+                 game_path: tuple[str, ...] = (), log_format: str = "text") -> None:
         """`created` is the tournament's first event ({"kind": "created",
         "spec", "name", "options", "max_players", "no_show_after_s"}, made by
         the front door with its defaults); it is written only if the log is empty
         (a restarted actor is given the same one and finds its own log)."""
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+        configure_logging(log_format)
         spec = TournamentSpec.from_dict(created["spec"])
         self.tournament_id = spec.tournament_id
         self.catalog = GameCatalog.load(game_modules, game_path)

@@ -55,7 +55,7 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostThread]:
         store=f"local:{tmp_path_factory.mktemp('store')}",
         port=0, linger_s=2.0, abandon_after_s=1.0, seed=20261129, commit_rate=200.0, hello_timeout_s=1.0,
         tables_per_room=300, free_slots=32, idle_release_s=5.0,
-        game_modules=("tests.testgames.faulty:RULES", "tests.testgames.trio:RULES"),
+        game_modules=("tests.testgames.faulty:RULES", "tests.testgames.trio:RULES"), metrics_port=0,
     )
     running = HostThread(config)
     running.start()

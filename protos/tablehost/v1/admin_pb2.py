@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18tablehost/v1/admin.proto\x12\x0ctablehost.v1\"\x0f\n\rStatusRequest\"\xb6\x02\n\nHostStatus\x12\'\n\x05nodes\x18\x01 \x03(\x0b\x32\x18.tablehost.v1.NodeStatus\x12)\n\x06queues\x18\x02 \x03(\x0b\x32\x19.tablehost.v1.QueueStatus\x12\r\n\x05rooms\x18\x03 \x01(\r\x12\x0e\n\x06tables\x18\x04 \x01(\r\x12\x12\n\nfree_slots\x18\x05 \x01(\r\x12\x17\n\x0ftables_per_room\x18\x06 \x01(\r\x12\x16\n\x0etables_started\x18\x07 \x01(\x04\x12\x0f\n\x07waiting\x18\x08 \x01(\r\x12\x16\n\x0eprivate_tables\x18\t \x01(\r\x12\x1c\n\x14tables_awaiting_room\x18\n \x01(\r\x12\x13\n\x0b\x66ront_doors\x18\x0b \x01(\r\x12\x14\n\x0cwaiting_here\x18\x0c \x01(\r\"c\n\nNodeStatus\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\x0c\n\x04\x63pus\x18\x02 \x01(\x01\x12\r\n\x05\x61live\x18\x03 \x01(\x08\x12\'\n\x05rooms\x18\x04 \x03(\x0b\x32\x18.tablehost.v1.RoomStatus\"m\n\nRoomStatus\x12\x0f\n\x07room_id\x18\x01 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x0e\n\x06tables\x18\x04 \x01(\r\x12\x10\n\x08\x63\x61pacity\x18\x05 \x01(\r\x12\x0b\n\x03pid\x18\x06 \x01(\x05\"q\n\x0bQueueStatus\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x0f\n\x07waiting\x18\x03 \x01(\r\x12\x10\n\x08proposed\x18\x04 \x01(\r\x12\r\n\x05seats\x18\x05 \x01(\r\x12\x11\n\tpartition\x18\x06 \x01(\t2H\n\x05\x41\x64min\x12?\n\x06Status\x12\x1b.tablehost.v1.StatusRequest\x1a\x18.tablehost.v1.HostStatusb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18tablehost/v1/admin.proto\x12\x0ctablehost.v1\"\x0f\n\rStatusRequest\"\xb6\x02\n\nHostStatus\x12\'\n\x05nodes\x18\x01 \x03(\x0b\x32\x18.tablehost.v1.NodeStatus\x12)\n\x06queues\x18\x02 \x03(\x0b\x32\x19.tablehost.v1.QueueStatus\x12\r\n\x05rooms\x18\x03 \x01(\r\x12\x0e\n\x06tables\x18\x04 \x01(\r\x12\x12\n\nfree_slots\x18\x05 \x01(\r\x12\x17\n\x0ftables_per_room\x18\x06 \x01(\r\x12\x16\n\x0etables_started\x18\x07 \x01(\x04\x12\x0f\n\x07waiting\x18\x08 \x01(\r\x12\x16\n\x0eprivate_tables\x18\t \x01(\r\x12\x1c\n\x14tables_awaiting_room\x18\n \x01(\r\x12\x13\n\x0b\x66ront_doors\x18\x0b \x01(\r\x12\x14\n\x0cwaiting_here\x18\x0c \x01(\r\"c\n\nNodeStatus\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\x0c\n\x04\x63pus\x18\x02 \x01(\x01\x12\r\n\x05\x61live\x18\x03 \x01(\x08\x12\'\n\x05rooms\x18\x04 \x03(\x0b\x32\x18.tablehost.v1.RoomStatus\"\x87\x01\n\nRoomStatus\x12\x0f\n\x07room_id\x18\x01 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x0e\n\x06tables\x18\x04 \x01(\r\x12\x10\n\x08\x63\x61pacity\x18\x05 \x01(\r\x12\x0b\n\x03pid\x18\x06 \x01(\x05\x12\x18\n\x10metrics_endpoint\x18\x07 \x01(\t\"q\n\x0bQueueStatus\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x0f\n\x07waiting\x18\x03 \x01(\r\x12\x10\n\x08proposed\x18\x04 \x01(\r\x12\r\n\x05seats\x18\x05 \x01(\r\x12\x11\n\tpartition\x18\x06 \x01(\t2H\n\x05\x41\x64min\x12?\n\x06Status\x12\x1b.tablehost.v1.StatusRequest\x1a\x18.tablehost.v1.HostStatusb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,10 +37,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_HOSTSTATUS']._serialized_end=370
   _globals['_NODESTATUS']._serialized_start=372
   _globals['_NODESTATUS']._serialized_end=471
-  _globals['_ROOMSTATUS']._serialized_start=473
-  _globals['_ROOMSTATUS']._serialized_end=582
-  _globals['_QUEUESTATUS']._serialized_start=584
-  _globals['_QUEUESTATUS']._serialized_end=697
-  _globals['_ADMIN']._serialized_start=699
-  _globals['_ADMIN']._serialized_end=771
+  _globals['_ROOMSTATUS']._serialized_start=474
+  _globals['_ROOMSTATUS']._serialized_end=609
+  _globals['_QUEUESTATUS']._serialized_start=611
+  _globals['_QUEUESTATUS']._serialized_end=724
+  _globals['_ADMIN']._serialized_start=726
+  _globals['_ADMIN']._serialized_end=798
 # @@protoc_insertion_point(module_scope)

@@ -51,20 +51,22 @@ class NodeStatus(_message.Message):
     def __init__(self, node_id: _Optional[str] = ..., cpus: _Optional[float] = ..., alive: _Optional[bool] = ..., rooms: _Optional[_Iterable[_Union[RoomStatus, _Mapping]]] = ...) -> None: ...
 
 class RoomStatus(_message.Message):
-    __slots__ = ("room_id", "endpoint", "state", "tables", "capacity", "pid")
+    __slots__ = ("room_id", "endpoint", "state", "tables", "capacity", "pid", "metrics_endpoint")
     ROOM_ID_FIELD_NUMBER: _ClassVar[int]
     ENDPOINT_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     TABLES_FIELD_NUMBER: _ClassVar[int]
     CAPACITY_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
+    METRICS_ENDPOINT_FIELD_NUMBER: _ClassVar[int]
     room_id: str
     endpoint: str
     state: str
     tables: int
     capacity: int
     pid: int
-    def __init__(self, room_id: _Optional[str] = ..., endpoint: _Optional[str] = ..., state: _Optional[str] = ..., tables: _Optional[int] = ..., capacity: _Optional[int] = ..., pid: _Optional[int] = ...) -> None: ...
+    metrics_endpoint: str
+    def __init__(self, room_id: _Optional[str] = ..., endpoint: _Optional[str] = ..., state: _Optional[str] = ..., tables: _Optional[int] = ..., capacity: _Optional[int] = ..., pid: _Optional[int] = ..., metrics_endpoint: _Optional[str] = ...) -> None: ...
 
 class QueueStatus(_message.Message):
     __slots__ = ("game", "variant", "waiting", "proposed", "seats", "partition")

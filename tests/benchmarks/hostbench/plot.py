@@ -22,13 +22,10 @@ def scaling_plot(results: dict[str, Any], path: Path) -> Drawn:
     levels = (results.get("moves") or {}).get("levels") or []
     if len(levels) < 2:
         return Drawn(False, "the run has fewer than two levels of the scaling curve")
-    try:
-        import matplotlib
+    import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return Drawn(False, "matplotlib is not installed (pip install -e '.[bench]')")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
 
     tables = [row["tables"] for row in levels]
     panels = [

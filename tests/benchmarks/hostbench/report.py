@@ -71,7 +71,6 @@ def tables_word(count: int) -> str:
 def section(results: dict[str, Any]) -> str:
     meta = results.get("meta", {})
     lines = [SECTION, "", "```",
-             ".venv/bin/pip install -e '.[test,bench]'   # once: matplotlib draws docs/scaling.png",
              f"{COMMAND}      # {_about(meta.get('duration_s', 0))}; --quick, --only SCENARIO ..., --no-write, --help",
              "```", ""]
     lines += _run_line(results)
