@@ -25,6 +25,11 @@ def default_free_slots(tables_per_room: int) -> int:
 @dataclass(frozen=True)
 class RoomConfig:
     bind_host: str = "127.0.0.1"
+    # The address players (and Prometheus) are told to reach a room at: ""
+    # for bind_host, a host name or IP, or "env:NAME" for the value of the
+    # environment variable NAME in the room's own process, which differs per
+    # node (in Kubernetes, the node's IP from the downward API).
+    advertise_host: str = ""
     # Ports a room may bind on its node, inclusive; 0, 0 means any free port.
     port_min: int = 0
     port_max: int = 0

@@ -146,8 +146,12 @@ class MetricsServer:
         self._thread = threading.Thread(target=self._server.serve_forever, name="metrics", daemon=True)
 
     @property
+    def port(self) -> int:
+        return self._server.server_port
+
+    @property
     def address(self) -> str:
-        return f"{self._host}:{self._server.server_port}"
+        return f"{self._host}:{self.port}"
 
     def start(self) -> MetricsServer:
         self._thread.start()

@@ -89,6 +89,22 @@ class NoFreePort(RuntimeError):
     pass
 
 
+def advertised_host(advertise: str, bind_host: str) -> str:
+    """The host part of a room's endpoints: `advertise` ("" for `bind_host`,
+    "env:NAME" for that variable of this process). A room on a node without
+    the variable fails to start, saying so, rather than advertise an address
+    nobody can reach."""
+    if not advertise:
+        return bind_host
+    if not advertise.startswith("env:"):
+        return advertise
+    name = advertise.removeprefix("env:")
+    value = os.environ.get(name, "")
+    if not value:
+        raise ValueError(f"the rooms advertise the address in ${name}, which is not set on this node")
+    return value
+
+
 def _release_free_heap() -> None:
     try:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
@@ -146,7 +162,7 @@ class RoomActor:
             await health_servicer.set(TABLE_SERVICE, health_pb2.HealthCheckResponse.SERVING)
             self._server = server
             self._stopped = asyncio.Event()
-            self.endpoint = f"{self.config.bind_host}:{port}"
+            self.endpoint = f"{self._advertised_host()}:{port}"
             self._sweeper = asyncio.get_running_loop().create_task(self._close_deserted_tables())
             if self.config.metrics:
                 self._serve_metrics()
@@ -170,7 +186,7 @@ class RoomActor:
             return asyncio.run_coroutine_threadsafe(self._gauges(), loop).result(timeout=_GAUGE_READ_TIMEOUT_S)
 
         self._metrics = serve_process_metrics(self.config.bind_host, ROOM_GAUGES, read)
-        self.metrics_endpoint = self._metrics.address
+        self.metrics_endpoint = f"{self._advertised_host()}:{self._metrics.port}"
 
     async def _gauges(self) -> list[Gauge]:
         by_game: dict[str, list[int]] = {}
@@ -184,6 +200,10 @@ class RoomActor:
             gauges += [Gauge("tablehost_tables", (game,), tables), Gauge("tablehost_seated_players", (game,), seated),
                        Gauge("tablehost_spectators", (game,), spectators)]
         return gauges
+
+    def _advertised_host(self) -> str:
+        """Where this room tells clients it is (see RoomConfig.advertise_host)."""
+        return advertised_host(self.config.advertise_host, self.config.bind_host)
 
     def _bind(self, server: aio.Server) -> int:
         low, high = self.config.port_min, self.config.port_max

@@ -89,6 +89,8 @@ class HostConfig:
     # A Ray address to join; None starts an embedded local Ray.
     ray_address: str | None = None
     room_host: str = "127.0.0.1"
+    # What rooms tell players their address is ("" for room_host; see RoomConfig).
+    advertise_host: str = ""
     room_port_min: int = 0
     room_port_max: int = 0
     token_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
@@ -144,7 +146,11 @@ class HostConfig:
         parser.add_argument("--host", default=_env("HOST", "127.0.0.1"), help="front door bind address")
         parser.add_argument("--port", type=int, default=int(_env("PORT", "50051")), help="front door port (0: any)")
         parser.add_argument("--address", default=_env("RAY_ADDRESS"), help="join this Ray cluster instead of starting one")
-        parser.add_argument("--room-host", default=_env("ROOM_HOST", "127.0.0.1"), help="address rooms bind and advertise")
+        parser.add_argument("--room-host", default=_env("ROOM_HOST", "127.0.0.1"),
+                            help="address rooms bind (and advertise, without --advertise-host)")
+        parser.add_argument("--advertise-host", default=_env("ADVERTISE_HOST", ""), metavar="HOST|env:NAME",
+                            help="address players are told to reach rooms at: a host or IP, or env:NAME for the "
+                                 "variable NAME on each room's node (e.g. the node's IP in Kubernetes)")
         parser.add_argument("--room-ports", default=_env("ROOM_PORTS", "0-0"), help="port range for rooms, e.g. 40000-40999")
         parser.add_argument("--tables-per-room", type=int, default=int(_env("TABLES_PER_ROOM", str(DEFAULT_TABLES_PER_ROOM))),
                             help="tables one room process holds (1: a process per table)")
@@ -203,6 +209,7 @@ class HostConfig:
             port=args.port,
             ray_address=args.address,
             room_host=args.room_host,
+            advertise_host=args.advertise_host,
             room_port_min=int(low),
             room_port_max=int(high),
             token_secret=_token_secret(_env("TOKEN_SECRET")),
@@ -234,6 +241,7 @@ class HostConfig:
         that Ray restarts keeps it."""
         room = RoomConfig(
             bind_host=self.room_host,
+            advertise_host=self.advertise_host,
             port_min=self.room_port_min,
             port_max=self.room_port_max,
             token_secret=self.token_secret,

@@ -149,3 +149,29 @@ def test_the_tools_refuse_a_tls_ca_file_they_cannot_use(tmp_path) -> None:
     (tmp_path / "empty.pem").write_text("no certificate here")
     with pytest.raises(SystemExit, match="holds no PEM certificate"):
         main(["status", "--target", "127.0.0.1:1", "--tls-ca", str(tmp_path / "empty.pem")])
+
+
+def test_rooms_advertise_a_host_or_a_variable_of_their_own_node(monkeypatch) -> None:
+    from tablehost.actors.room import advertised_host
+
+    room = parse(["--room-host", "0.0.0.0", "--advertise-host", "env:NODE_IP"]).lobby_config().room
+    assert (room.bind_host, room.advertise_host) == ("0.0.0.0", "env:NODE_IP")
+    monkeypatch.setenv("NODE_IP", "10.1.2.3")
+    assert advertised_host(room.advertise_host, room.bind_host) == "10.1.2.3"
+    assert advertised_host("", "127.0.0.1") == "127.0.0.1"
+    assert advertised_host("tables.example.com", "0.0.0.0") == "tables.example.com"
+    monkeypatch.delenv("NODE_IP")
+    with pytest.raises(ValueError, match=r"\$NODE_IP, which is not set"):
+        advertised_host(room.advertise_host, room.bind_host)
+
+
+def test_metrics_and_log_format_come_from_flags_or_the_environment(monkeypatch) -> None:
+    assert (parse([]).metrics_port, parse([]).log_format) == (None, "text")
+    config = parse(["--metrics-port", "0", "--log-format", "json"])
+    room = config.lobby_config().room
+    assert (config.metrics_port, room.metrics, room.log_format) == (0, True, "json")
+    monkeypatch.setenv("TABLEHOST_LOG_FORMAT", "xml")
+    with pytest.raises(SystemExit, match="--log-format takes text or json"):
+        parse([])
+    with pytest.raises(SystemExit, match="--metrics-port takes a port"):
+        parse(["--metrics-port", "70000"])

@@ -1,0 +1,94 @@
+"""The host on a real multi-process Ray cluster (three nodes, the head from
+`ray start --head`, each node its own processes), with two front doors
+joined to it by `tablehost serve --address`: bots play through both, the
+rooms land on several nodes, every hash checks out, nothing listens or
+connects beyond 127.0.0.1, and the rooms advertise the address their own
+node's environment names (--advertise-host env:NAME)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.integration.ray_processes import RayStartCluster, stop_process_trees, wait_for
+from tests.integration.support import sockets_beyond_loopback
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+TABLEHOST = [sys.executable, "-m", "tablehost.host.cli"]
+NODE_HOST_VARIABLE = "TABLEHOST_TEST_NODE_HOST"
+TOKEN_SECRET = "cluster-test-secret-" + "x" * 20
+TABLES_PER_DOOR = 6
+
+
+class FrontDoor:
+    """`tablehost serve` joined to the cluster, in its own process."""
+
+    def __init__(self, cluster: RayStartCluster, log_dir: Path, name: str) -> None:
+        self.lines: list[str] = []
+        self.log = open(log_dir / f"{name}.log", "w")
+        self.process = subprocess.Popen(
+            [*TABLEHOST, "serve", "--address", cluster.address, "--port", "0", "--room-host", "127.0.0.1",
+             "--advertise-host", f"env:{NODE_HOST_VARIABLE}", "--tables-per-room", "2", "--store", "none"],
+            stdout=subprocess.PIPE, stderr=self.log, text=True, env={**cluster.env, "TABLEHOST_TOKEN_SECRET": TOKEN_SECRET})
+        threading.Thread(target=self._read, daemon=True).start()
+        wait_for(lambda: self.target is not None or self.process.poll() is not None, 120, f"front door {name} serving")
+        assert self.target is not None, f"front door {name} exited {self.process.returncode}; see {self.log.name}"
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line.strip())
+
+    @property
+    def target(self) -> str | None:
+        return next((line.removeprefix("listening on ") for line in self.lines if line.startswith("listening on ")),
+                    None)
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[RayStartCluster]:
+    started = RayStartCluster(workers=2, cpus=1, env={NODE_HOST_VARIABLE: "127.0.0.1"})
+    try:
+        yield started.start()
+    finally:
+        started.stop()
+
+
+def test_two_front_doors_play_through_a_three_node_cluster(cluster: RayStartCluster, tmp_path: Path) -> None:
+    doors = [FrontDoor(cluster, tmp_path, f"door-{index}") for index in range(2)]
+    try:
+        runs = [subprocess.Popen([*TABLEHOST, "bots", "--target", door.target, "--game", "bigtwo", "--tables",
+                                  str(TABLES_PER_DOOR), "--seed", str(index * 1000), "--timeout", "150", "--json"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cluster.env)
+                for index, door in enumerate(doors)]
+        summaries = []
+        for run in runs:
+            out, err = run.communicate(timeout=200)
+            assert run.returncode == 0, err[-3000:]
+            summaries.append(json.loads(out.strip().splitlines()[-1]))
+        status = json.loads(subprocess.run([*TABLEHOST, "status", "--target", doors[1].target, "--json"],
+                                           capture_output=True, text=True, check=True, timeout=60).stdout)
+        outside = [socket for process in cluster.nodes + [door.process for door in doors]
+                   for socket in sockets_beyond_loopback(psutil.Process(process.pid))[1]]
+    finally:
+        stop_process_trees([door.process for door in doors])
+
+    for summary in summaries:
+        assert summary["ok"] and summary["desyncs"] == 0 and summary["errors"] == 0
+        assert summary["bots_finished"] == 4 * TABLES_PER_DOOR
+    alive = [node for node in status["nodes"] if node["alive"]]
+    nodes_with_rooms = {node["node_id"] for node in alive if node["rooms"]}
+    assert len(alive) == 3 and len(nodes_with_rooms) >= 2, status["nodes"]
+    assert int(status["front_doors"]) == 2
+    assert int(status["tables_started"]) >= 2 * TABLES_PER_DOOR
+    assert not outside, f"sockets beyond 127.0.0.1: {outside}"
+    endpoints = [room["endpoint"] for node in alive for room in node["rooms"]]
+    assert endpoints and all(endpoint.startswith("127.0.0.1:") for endpoint in endpoints)
