@@ -365,9 +365,14 @@ class TableSession:
     `commit()` and `wait_game_over()`. Counters: `desyncs` (hash mismatches,
     each answered by a host snapshot), `rejects` (this session's commits the
     host refused), `gaps` (deltas that skipped a seq, each answered by a
-    resync), `reconnects`, and `stream_rejections` (rejections not tied to a
-    commit, such as acks dropped for flooding). Over TLS it trusts
-    `tls_root_cert`, by default its lobby client's."""
+    resync), `reconnects`, `stream_rejections` (rejections not tied to a
+    commit, such as acks dropped for flooding) and `hashes_checked` (views
+    whose hash was compared with the host's, snapshots and deltas). Over TLS
+    it trusts `tls_root_cert`, by default its lobby client's.
+
+    `read_delay_s` makes a slow reader, for load tests: the session pauses
+    that long before reading each message of its stream, as a client on a
+    busy device or a poor link falls behind what the room sends."""
 
     def __init__(
         self,
@@ -379,6 +384,7 @@ class TableSession:
         connect_timeout: float = 5.0,
         max_connect_attempts: int = 6,
         tls_root_cert: bytes | None = None,
+        read_delay_s: float = 0.0,
     ) -> None:
         self.assignment = assignment
         self.table_id = assignment.table_id
@@ -389,7 +395,9 @@ class TableSession:
         self.gaps = 0
         self.reconnects = 0
         self.stream_rejections = 0
+        self.hashes_checked = 0
         self.received: list[bytes] = []
+        self._read_delay_s = read_delay_s
         self._lobby = lobby
         self._tls_root_cert = tls_root_cert if tls_root_cert is not None or lobby is None else lobby.tls_root_cert
         self._auto_reconnect = auto_reconnect
@@ -400,6 +408,10 @@ class TableSession:
         self._view: View = {}
         self._seq = 0
         self._have_view = False
+        # False from a delta whose hash differs from the host's (or that did
+        # not apply) until the snapshot that answers it: the view is not the
+        # host's meanwhile, and no request is handed out from it.
+        self._in_step = True
         self._channel: grpc.aio.Channel | None = None
         self._call: grpc.aio.StreamStreamCall | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -426,6 +438,7 @@ class TableSession:
         connect_timeout: float = 5.0,
         max_connect_attempts: int = 6,
         tls_root_cert: bytes | None = None,
+        read_delay_s: float = 0.0,
     ) -> TableSession:
         """Open the stream, say Hello with seq 0 and return once the first
         snapshot arrived. With a lobby, an unreachable endpoint is looked up
@@ -438,6 +451,7 @@ class TableSession:
             connect_timeout=connect_timeout,
             max_connect_attempts=max_connect_attempts,
             tls_root_cert=tls_root_cert,
+            read_delay_s=read_delay_s,
         )
         try:
             await session._open_with_retry(lookup_first=False)
@@ -494,23 +508,32 @@ class TableSession:
     @property
     def request(self) -> dict[str, Any] | None:
         """What the game asks this seat now (its view's "request": the legal
-        actions, the deadline, and for a large choice its description), or None."""
-        request = self._view.get("request")
+        actions, the deadline, and for a large choice its description), or
+        None; None too while the view is out of step with the host's (a
+        desync, until its snapshot arrives): nothing to act on from it."""
+        request = self._view.get("request") if self._in_step else None
         return request if isinstance(request, dict) else None
+
+    @property
+    def in_step(self) -> bool:
+        """False from a delta that did not give the host's view (its hash
+        differed, or it did not apply) until the host's snapshot arrives."""
+        return self._in_step
 
     async def wait_for_request(self, after_seq: int = -1, timeout: float | None = None) -> View | None:
         """The view once the game asks this seat to act (it carries a
         "request"), or None once the game is over. Several seats may be asked
         at once, and a seat may be asked out of turn. With `after_seq`, only a
         view newer than that seq counts: after a rejection, wait for the table
-        to move on instead of retrying against the same view."""
+        to move on instead of retrying against the same view. After a desync
+        it waits for the host's snapshot: a view the host disagrees with is
+        never handed out to act on."""
 
         def ready() -> View | None:
             if self.result is not None:
                 return None
-            view = self._view
-            if self._seq > after_seq and isinstance(view.get("request"), dict):
-                return view
+            if self._seq > after_seq and self.request is not None:
+                return self._view
             return _NOT_YET
 
         return await self._wait_until(ready, timeout, what=f"a request for seat {self._seat}")
@@ -716,6 +739,8 @@ class TableSession:
         resync = replaced = False
         try:
             while True:
+                if self._read_delay_s:
+                    await asyncio.sleep(self._read_delay_s)
                 raw = await call.read()
                 if raw is grpc.aio.EOF:
                     why = "the host ended the stream"
@@ -815,9 +840,11 @@ class TableSession:
             raise TypeError(f"a snapshot's view is a map, got {type(view).__name__}")
         previous = self._view if self._have_view else None
         self._view, self._seq, self._have_view = view, snapshot.seq, True
+        self._in_step = True  # the host's view, whole (a mismatch below is this codec's fault)
         self._seat = snapshot.seat
         self.table_id = snapshot.table_id or self.table_id
         self._auto_budget = 1
+        self.hashes_checked += 1
         if view_hash(view) != snapshot.view_hash:
             self.desyncs += 1
             log.warning("table=%s seat=%d seq=%d: snapshot hash mismatch", self.table_id, self._seat, self._seq)
@@ -833,13 +860,16 @@ class TableSession:
         try:
             view = apply_delta(previous, decode(delta.delta))
             computed = view_hash(view)
+            applied = True
         except (ValueError, TypeError) as error:
             # Keep the old view; the mismatching ack below brings a snapshot.
             log.warning("table=%s seat=%d seq=%d: delta does not apply: %s", self.table_id, self._seat, delta.seq, error)
-            view, computed = previous, _UNCOMPUTED_HASH
+            view, computed, applied = previous, _UNCOMPUTED_HASH, False
         self._view, self._seq = view, delta.seq
         self._auto_budget = 1
-        if computed != delta.view_hash:
+        self.hashes_checked += 1
+        self._in_step = applied and computed == delta.view_hash
+        if not self._in_step:
             self.desyncs += 1
             log.warning("table=%s seat=%d seq=%d act_id=%s: view hash mismatch (desync)",
                         self.table_id, self._seat, delta.seq, delta.act_id)
