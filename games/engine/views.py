@@ -179,23 +179,30 @@ _SET_OP_HEADER = _array_header(2)  # an operation [path, value]
 
 
 def apply_delta(view: View, delta: Delta) -> View:
-    """A new view; `view` is not modified (maps on each path are copied)."""
+    """A new view; `view` is not modified (maps on each path are copied).
+    As strict as the protocol asks of clients: a path runs through maps
+    only, by string keys, and deletes only what is there (ValueError)."""
     result = dict(view)
     for op in delta:
+        if len(op) not in (1, 2):
+            raise ValueError(f"a delta operation has one or two elements, got {len(op)}")
         path = op[0]
-        if not path:
-            raise ValueError("a delta operation needs a non-empty path")
+        if not path or not all(isinstance(key, str) for key in path):
+            raise ValueError(f"a delta operation needs a non-empty path of string keys, got {path!r}")
         target = result
-        for key in path[:-1]:
-            child = dict(target[key])
+        for depth, key in enumerate(path[:-1]):
+            child = target.get(key)
+            if not isinstance(child, dict):
+                raise ValueError(f"{path[: depth + 1]!r} names no map in the view")
+            child = dict(child)
             target[key] = child
             target = child
         if len(op) == 2:
             target[path[-1]] = op[1]
-        elif len(op) == 1:
+        elif path[-1] in target:
             del target[path[-1]]
         else:
-            raise ValueError(f"a delta operation has one or two elements, got {len(op)}")
+            raise ValueError(f"the delta deletes {path!r}, which the view does not have")
     return result
 
 

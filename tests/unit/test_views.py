@@ -261,3 +261,16 @@ def test_a_delta_from_encoded_views_has_the_bytes_of_the_canonical_delta(old: di
 def test_an_encoded_view_of_sixteen_keys_or_more_takes_the_larger_map_header() -> None:
     view = {f"k{i:02d}": i for i in range(20)}
     assert encode_view(view).data == canonical_bytes(view) and encode_view(view).data[0] == 0xDE
+
+
+@pytest.mark.parametrize("delta", [
+    [[["hand", "0"], "X"]],        # a path through a list, not a map
+    [[[1], "X"]],                  # a key that is not a string
+    [[["missing"]]],               # deleting what is not there
+    [[["a"], 1, 2]],               # neither [path] nor [path, value]
+])
+def test_a_delta_that_does_not_fit_the_view_is_refused(delta) -> None:
+    view = {"hand": ["3C", "4D"], "a": 0}
+    with pytest.raises(ValueError):
+        apply_delta(view, delta)
+    assert view == {"hand": ["3C", "4D"], "a": 0}
