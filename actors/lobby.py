@@ -52,8 +52,9 @@ CODE_LENGTH = 6
 
 JANITOR_PERIOD_S = 1.0
 NODES_REFRESH_S = 2.0
-# After a room failed to start, no other is started for this long (a
-# missing port range or a broken node must not become a start storm).
+# After a room failed to start on a node, no other is started there for this
+# long (a node without the room ports or the advertised address must not
+# become a start storm); the other nodes start rooms meanwhile.
 ROOM_START_BACKOFF_S = 5.0
 # A table whose room keeps refusing it is failed after this many tries.
 MAX_PLACEMENT_ATTEMPTS = 3
@@ -137,7 +138,15 @@ class LobbyActor:
         # its incarnation, so none can name a table an earlier incarnation
         # dealt (still running, or finished and kept in the store).
         self._id_tag = f"{self.incarnation[:8]}." if restarted else ""
-        self._no_room_starts_until = 0.0
+        # Per node, until when no room is started there: one failed to start
+        # (its node lacks what rooms need); the other nodes take its share.
+        self._room_starts_paused: dict[str, float] = {}
+        # Tables in an open_tables call not yet answered, and those among
+        # them whose room already reported them closed (a deserted table
+        # closes after its grace period, which a busy lobby can outlast
+        # before it reads the answer): recorded as closed once seated.
+        self._in_open_call: set[str] = set()
+        self._closed_while_opening: dict[str, str] = {}
         self._nodes_refreshed = 0.0
         self._tasks: set[asyncio.Task[Any]] = set()
         # Started here, not by a call: a lobby Ray restarted must tidy, watch
@@ -352,8 +361,10 @@ class LobbyActor:
         """A room reports tables it closed: their slots are free again."""
         now = time.monotonic()
         for entry in closed:
-            self.placement.unplace(room_id, entry["table_id"], now)
-            self.directory.finish(entry["table_id"], entry["outcome"], now)
+            table_id = entry["table_id"]
+            self.placement.unplace(room_id, table_id, now)
+            if self.directory.finish(table_id, entry["outcome"], now) is None and table_id in self._in_open_call:
+                self._closed_while_opening[table_id] = entry["outcome"]
         self._place_awaiting()
 
     # -- what the operator and tests read ----------------------------------------------
@@ -528,20 +539,29 @@ class LobbyActor:
             }
             for pending in batch
         ]
+        opening = {pending.table_id for pending in batch}
+        self._in_open_call |= opening
         try:
             answers = await asyncio.wait_for(room.handle.open_tables.remote(requests), OPEN_TABLES_TIMEOUT_S)
         except (ray.exceptions.RayActorError, TimeoutError) as error:
             why = "it did not answer" if isinstance(error, TimeoutError) else f"it failed ({type(error).__name__})"
             self._room_died(room.room_id, f"{why} while opening {len(batch)} tables")
             ray.kill(room.handle)  # a room cut off must not keep serving tables the lobby has dropped
+            for table_id in opening:
+                self._closed_while_opening.pop(table_id, None)  # they open again, elsewhere
             self._awaiting_room.extendleft(reversed(batch))  # they keep their confirmation
             self._place_awaiting()
             return
+        finally:
+            self._in_open_call -= opening
         now = time.monotonic()
         retry: list[PendingTable] = []
         for pending, answer in zip(batch, answers):
+            closed_meanwhile = self._closed_while_opening.pop(pending.table_id, None)
             if "record" in answer:
                 self._seat(pending, room, answer["record"])
+                if closed_meanwhile is not None:
+                    self.directory.finish(pending.table_id, closed_meanwhile, now)
                 continue
             self.placement.unplace(room.room_id, pending.table_id, now)
             pending.attempts += 1
@@ -612,10 +632,16 @@ class LobbyActor:
         for entrant in group.entrants:
             self._drop(entrant, refusal, message)
 
+    def _paused_nodes(self) -> set[str]:
+        now = time.monotonic()
+        self._room_starts_paused = {node: until for node, until in self._room_starts_paused.items() if until > now}
+        return set(self._room_starts_paused)
+
     def _fail_awaiting_if_no_room_can_start(self) -> None:
-        """While room starts are backing off after a failure and no room has
-        a slot, the groups waiting for one are told rather than left hanging."""
-        if time.monotonic() < self._no_room_starts_until:
+        """While room starts are backing off after failures on every node and
+        no room has a slot, the groups waiting for one are told rather than
+        left hanging."""
+        if self.placement.nodes and set(self.placement.nodes) <= self._paused_nodes():
             while self._awaiting_room:
                 self._fail_pending(self._awaiting_room.popleft(), Refusal.UNAVAILABLE,
                                  "no room could be started for the table; try again shortly")
@@ -623,9 +649,7 @@ class LobbyActor:
     # -- rooms: start, watch, release -----------------------------------------------------
 
     def _start_rooms_wanted(self) -> None:
-        if time.monotonic() < self._no_room_starts_until or not self.placement.nodes:
-            return
-        for node_id in self.placement.rooms_to_start():
+        for node_id in self.placement.rooms_to_start(excluded=self._paused_nodes()):
             self._room_counter += 1
             room_id = f"room-{self._room_counter}"
             self.placement.add_starting(room_id, node_id)
@@ -636,6 +660,7 @@ class LobbyActor:
         not take its rooms' games with it, and finds them again."""
         lobby = ray.get_runtime_context().current_actor
         named = {"name": room_actor_name(LOBBY_NAME, room_id), "namespace": NAMESPACE, "lifetime": "detached"}
+        handle = None
         try:
             try:
                 handle = RoomActor.options(
@@ -650,8 +675,11 @@ class LobbyActor:
                 started = await handle.start.remote()
         except Exception:  # a room that cannot start must not take the lobby down
             log.exception("room %s failed to start", room_id)
+            if handle is not None:
+                ray.kill(handle)  # detached: left alive, every retry would leave one more process
             self.placement.remove(room_id)
-            self._no_room_starts_until = time.monotonic() + ROOM_START_BACKOFF_S
+            self._room_starts_paused[node_id] = time.monotonic() + ROOM_START_BACKOFF_S
+            self._start_rooms_wanted()  # on the other nodes
             if self._awaiting_room and not self.placement.starting and not self.placement.free:
                 self._fail_awaiting_if_no_room_can_start()
             return

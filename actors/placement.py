@@ -17,6 +17,7 @@ from __future__ import annotations
 import enum
 import math
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,34 +96,38 @@ class Placement:
         """A room that died, failed to start or was released."""
         return self.rooms.pop(room_id, None)
 
-    def rooms_to_start(self) -> list[str]:
+    def rooms_to_start(self, excluded: Collection[str] = frozenset()) -> list[str]:
         """Nodes to start rooms on now (one entry per room), counting rooms
         already starting: first nodes short of their per-CPU rooms, then as
-        many as the free-slot reserve needs, each on the least-roomed node."""
+        many as the free-slot reserve needs, each on the least-roomed node.
+        `excluded` nodes get none (a room failed to start there lately)."""
+        nodes = {node: cpus for node, cpus in self.nodes.items() if node not in excluded}
+        if not nodes:
+            return []
         per_node = self._rooms_per_node()
         plan: list[str] = []
-        for node_id in sorted(self.nodes):
+        for node_id in sorted(nodes):
             missing = self.rooms_for_node(node_id) - per_node[node_id]
             plan.extend([node_id] * max(0, missing))
             per_node[node_id] += max(0, missing)
         free = sum(room.free for room in self._live_rooms()) + len(plan) * self.tables_per_room
         if not self._live_rooms() and not plan:
-            plan.append(self._least_roomed_node(per_node))  # at least one room, CPUs or not
+            plan.append(self._least_roomed_node(per_node, nodes))  # at least one room, CPUs or not
             per_node[plan[-1]] += 1
             free += self.tables_per_room
         while free < self.free_slots:
-            node_id = self._least_roomed_node(per_node)
+            node_id = self._least_roomed_node(per_node, nodes)
             plan.append(node_id)
             per_node[node_id] += 1
             free += self.tables_per_room
         return plan
 
-    def _least_roomed_node(self, per_node: Counter[str]) -> str:
-        """The node with the fewest rooms per CPU (nodes with CPUs first)."""
-        if not self.nodes:
-            raise RuntimeError("no live node to start a room on")
-        with_cpus = [node for node, cpus in self.nodes.items() if cpus > 0] or list(self.nodes)
-        return min(sorted(with_cpus), key=lambda node: per_node[node] / max(self.nodes[node], 1.0))
+    @staticmethod
+    def _least_roomed_node(per_node: Counter[str], nodes: dict[str, float]) -> str:
+        """Of `nodes` (id -> CPUs), the one with the fewest rooms per CPU
+        (nodes with CPUs first)."""
+        with_cpus = [node for node, cpus in nodes.items() if cpus > 0] or list(nodes)
+        return min(sorted(with_cpus), key=lambda node: per_node[node] / max(nodes[node], 1.0))
 
     def rooms_to_release(self, now: float, idle_s: float) -> list[Room]:
         """Ready rooms that are empty, idle for `idle_s`, and beyond both the

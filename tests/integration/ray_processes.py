@@ -8,6 +8,7 @@ the machine, the test session's own among them."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import signal
@@ -42,9 +43,11 @@ def wait_for(predicate, timeout: float, what: str, interval: float = 0.1) -> Non
 
 class RayStartCluster:
     """A head and `workers` worker nodes of `cpus` CPUs each; `env` is added
-    to every node's environment (its rooms inherit it)."""
+    to every node's environment, `worker_env` to the workers' alone (a node's
+    rooms inherit its environment)."""
 
-    def __init__(self, workers: int = 2, cpus: int = 1, env: dict[str, str] | None = None) -> None:
+    def __init__(self, workers: int = 2, cpus: int = 1, env: dict[str, str] | None = None,
+                 worker_env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         # Short: Ray's unix sockets live under it, and their paths are limited to 107 bytes.
@@ -53,7 +56,7 @@ class RayStartCluster:
         # every process of it (nodes, front doors, probes) is given.
         auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
         self.env = {**os.environ, **LOOPBACK_ENV, **auth, **(env or {})}
-        self._workers, self._cpus = workers, cpus
+        self._workers, self._cpus, self._worker_env = workers, cpus, worker_env or {}
         self.nodes: list[subprocess.Popen[bytes]] = []
 
     def start(self) -> RayStartCluster:
@@ -64,13 +67,22 @@ class RayStartCluster:
         for number in range(1, self._workers + 1):
             # One at a time: a node picks its free ports before binding them,
             # so two starting at once can pick the same one.
-            self._start_node([sys.executable, str(WORKER_NODE), self.address, str(self._cpus)])
+            self._start_node([sys.executable, str(WORKER_NODE), self.address, str(self._cpus)],
+                             {**self.env, **self._worker_env})
             wait_for(lambda: self.alive_nodes() == 1 + number, 90, f"{1 + number} Ray nodes alive")
         return self
 
-    def _start_node(self, command: list[str]) -> None:
+    def _start_node(self, command: list[str], env: dict[str, str] | None = None) -> None:
         log = open(Path(self.temp_dir) / f"node-{len(self.nodes)}.log", "wb")
-        self.nodes.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=self.env))
+        self.nodes.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env or self.env))
+
+    def named_actors(self, prefix: str) -> list[str]:
+        """Names of the cluster's live named actors that start with `prefix`."""
+        probe = subprocess.run(
+            [sys.executable, "-c", "import json, ray, sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "
+             "print(json.dumps([a['name'] for a in ray.util.list_named_actors(all_namespaces=True)]))",
+             self.address], capture_output=True, text=True, env=self.env, timeout=60, check=True)
+        return [name for name in json.loads(probe.stdout.strip().splitlines()[-1]) if name.startswith(prefix)]
 
     def alive_nodes(self) -> int:
         """Nodes the cluster's GCS counts alive, asked by a short-lived driver

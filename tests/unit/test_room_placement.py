@@ -177,8 +177,14 @@ def test_nothing_more_is_asked_for_once_the_plan_is_starting() -> None:
 
 def test_with_no_live_node_no_room_can_be_started() -> None:
     placement = Placement(4, 1.0, free_slots=1)
-    with pytest.raises(RuntimeError, match="no live node"):
-        placement.rooms_to_start()
+    assert placement.rooms_to_start() == []
+
+
+def test_a_node_where_rooms_fail_to_start_is_left_out_and_the_others_take_its_share() -> None:
+    placement = Placement(4, 1.0, free_slots=12)
+    placement.set_nodes({"a": 1.0, "b": 1.0})
+    assert placement.rooms_to_start(excluded={"a"}) == ["b", "b", "b"]  # b's own, and two for the reserve
+    assert placement.rooms_to_start(excluded={"a", "b"}) == []
 
 
 # -- placing tables ------------------------------------------------------------------------------------
