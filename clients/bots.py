@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -49,6 +49,10 @@ class Bot(Protocol):
 
 BotFactory = Callable[[int], Bot]
 """Makes a bot from a seed (a class such as RandomBot is one)."""
+
+BeforeMove = Callable[[TableSession], Awaitable[None]]
+"""What a player does between being asked and choosing (think, leave and
+come back): awaited by play_seat before each move."""
 
 
 def choices(view: View) -> list[Action]:
@@ -95,6 +99,17 @@ def make_bot(kind: str, factories: Mapping[str, BotFactory], seed: int = 0) -> B
     return factory(seed)
 
 
+def round_trip_histogram() -> HdrHistogram:
+    """An empty histogram of commit round trips in microseconds, as every
+    PlayStats keeps them: histograms made here add up exactly."""
+    return HdrHistogram(_LOWEST_US, _HIGHEST_US, _SIGNIFICANT_DIGITS)
+
+
+def round_trip_us(seconds: float) -> int:
+    """A round trip as the value a round-trip histogram records (clamped to its range)."""
+    return min(max(round(seconds * 1_000_000), _LOWEST_US), _HIGHEST_US)
+
+
 @dataclass
 class PlayStats:
     """What bots measured while playing. One instance may be shared by every
@@ -102,13 +117,10 @@ class PlayStats:
 
     moves: int = 0
     rejects: int = 0
-    round_trips_us: HdrHistogram = field(
-        default_factory=lambda: HdrHistogram(_LOWEST_US, _HIGHEST_US, _SIGNIFICANT_DIGITS)
-    )
+    round_trips_us: HdrHistogram = field(default_factory=round_trip_histogram)
 
     def record_round_trip(self, seconds: float) -> None:
-        micros = round(seconds * 1_000_000)
-        self.round_trips_us.record_value(min(max(micros, _LOWEST_US), _HIGHEST_US))
+        self.round_trips_us.record_value(round_trip_us(seconds))
 
     def percentile_ms(self, percentile: float) -> float:
         """A commit round trip percentile in milliseconds (0.0 before any)."""
@@ -117,18 +129,29 @@ class PlayStats:
         return self.round_trips_us.get_value_at_percentile(percentile) / 1000
 
 
-async def play_seat(session: TableSession, bot: Bot, stats: PlayStats, commit_timeout: float = 10.0) -> GameResult:
+async def play_seat(session: TableSession, bot: Bot, stats: PlayStats, commit_timeout: float = 10.0,
+                    before_move: BeforeMove | None = None) -> GameResult:
     """Play the session's seat until the game is over and return its result.
 
     Each commit's round trip (written to outcome) goes into `stats`. After a
     rejection the bot waits for the table to move on (a turn timer's move, a
     snapshot) before choosing again, so a view the host disagrees with cannot
-    make it spin; after RATE_LIMITED it pauses and retries the same view."""
+    make it spin; after RATE_LIMITED it pauses and retries the same view.
+    `before_move` is awaited each time the seat is asked, before the bot
+    chooses (a load test's players think there, or leave and come back);
+    the bot then chooses from the view as it is after that, and only if the
+    seat is still asked (its turn timer may have played meanwhile)."""
     after_seq = -1
     while True:
         view = await session.wait_for_request(after_seq=after_seq)
         if view is None:
             return await session.wait_game_over()
+        if before_move is not None:
+            await before_move(session)
+            view = session.view
+            if session.game_over or not isinstance(view.get("request"), dict):
+                after_seq = -1
+                continue
         seq_of_view = session.seq
         outcome = await session.commit(bot.choose(view), timeout=commit_timeout)
         stats.record_round_trip(outcome.round_trip_s)

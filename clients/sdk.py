@@ -439,10 +439,16 @@ class TableSession:
         max_connect_attempts: int = 6,
         tls_root_cert: bytes | None = None,
         read_delay_s: float = 0.0,
+        snapshot_timeout: float = 30.0,
     ) -> TableSession:
         """Open the stream, say Hello with seq 0 and return once the first
         snapshot arrived. With a lobby, an unreachable endpoint is looked up
-        again (the room may have moved since the assignment)."""
+        again (the room may have moved since the assignment).
+
+        `connect_timeout` bounds each attempt to connect (a room that is gone
+        is noticed fast); `snapshot_timeout` bounds the wait for the first
+        snapshot once connected, which a room busy opening hundreds of tables
+        at once can take seconds to send."""
         session = cls(
             assignment,
             lobby,
@@ -457,7 +463,7 @@ class TableSession:
             await session._open_with_retry(lookup_first=False)
             await session._wait_until(
                 lambda: True if session._have_view or session.result is not None else _NOT_YET,
-                connect_timeout,
+                snapshot_timeout,
                 what=f"the first snapshot of table {assignment.table_id}",
             )
         except BaseException:
@@ -946,7 +952,7 @@ class TableSession:
                     self._raise_if_unusable()
                     await changed.wait()
         except TimeoutError:
-            raise TimeoutError(f"no {what} within {timeout:g}s (table {self.table_id}, seq {self._seq})") from None
+            raise TimeoutError(f"waited {timeout:g}s for {what} (table {self.table_id}, seq {self._seq})") from None
 
 
 async def _connection_problem(channel: grpc.aio.Channel, timeout: float) -> str | None:

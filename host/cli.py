@@ -1,4 +1,4 @@
-"""The `tablehost` command: serve, bots, play, demo."""
+"""The `tablehost` command: serve, bots, play, demo, tournament, loadtest."""
 
 from __future__ import annotations
 
@@ -191,6 +191,13 @@ async def _tournament(args: argparse.Namespace) -> int:
     return await run_tournament_command(args, _tls_root_cert(f"tournament {args.action}", args.tls_ca), join_data)
 
 
+async def _loadtest(args: argparse.Namespace) -> int:
+    from tablehost.host.loadtest.run import run_loadtest
+    from tablehost.host.loadtest.settings import settings_from_args
+
+    return await run_loadtest(settings_from_args(args, _tls_root_cert("loadtest", args.tls_ca)))
+
+
 def _add_tls_ca_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tls-ca", metavar="FILE",
                         help="connect over TLS, trusting the PEM certificate(s) in FILE (a host with --tls-cert)")
@@ -251,11 +258,18 @@ def main(argv: list[str] | None = None) -> None:
 
     add_tournament_commands(commands, HostConfig.add_arguments, _add_tls_ca_argument)
 
+    from tablehost.host.loadtest.settings import add_loadtest_arguments
+
+    loadtest = commands.add_parser("loadtest", help="load a host from Ray agents on every node; a report and a plot")
+    HostConfig.add_arguments(loadtest)  # for the host it starts without --target
+    add_loadtest_arguments(loadtest)
+    _add_tls_ca_argument(loadtest)
+
     args = parser.parse_args(argv)
     log_format = getattr(args, "log_format", "text")
     # An unknown TABLEHOST_LOG_FORMAT is refused with the other settings (HostConfig.from_args).
     configure_logging(log_format if log_format in LOG_FORMATS else "text", logging.WARNING)
-    hosts_here = args.command in ("serve", "demo") or (
+    hosts_here = args.command in ("serve", "demo", "loadtest") or (
         args.command == "tournament" and args.action == "simulate" and not args.target)
     if hosts_here and args.address is None:
         # Before anything imports ray: a local Ray listens on 127.0.0.1 only (host/server.py).
@@ -277,6 +291,8 @@ def main(argv: list[str] | None = None) -> None:
         asyncio.run(_play(args))
     elif args.command == "tournament":
         sys.exit(asyncio.run(_tournament(args)))
+    elif args.command == "loadtest":
+        sys.exit(asyncio.run(_loadtest(args)))
 
 
 if __name__ == "__main__":

@@ -181,3 +181,22 @@ def test_after_a_rejection_play_seat_waits_for_a_newer_view() -> None:
     asyncio.run(play_seat(session, RandomBot(0), stats))  # type: ignore[arg-type]
     assert stats.rejects == 1 and stats.moves == 1
     assert session.waited_after == [-1, 1, -1], "the retry must wait for a view newer than the rejected one"
+
+
+def test_play_seat_chooses_from_the_view_as_it_is_after_the_player_thought_and_skips_a_turn_gone_meanwhile() -> None:
+    asked = view_with(play("3C"))
+    after_thinking = view_with(play("3C"), play("3C", "3D"))
+    session = ScriptedSession([asked, asked, None], [CommitOutcome("x", True, 1)])
+    session.view, session.game_over = asked, False  # type: ignore[attr-defined]
+    thoughts: list[int] = []
+
+    async def think(seat: Any) -> None:
+        thoughts.append(len(thoughts))
+        # The first time the table changed while the player thought; the second, its timer played the turn.
+        seat.view = after_thinking if len(thoughts) == 1 else {"seat": 0}
+
+    stats = PlayStats()
+    asyncio.run(play_seat(session, GreedyBot(), stats, before_move=think))  # type: ignore[arg-type]
+    assert thoughts == [0, 1]
+    assert session.committed == [play("3C", "3D")], "the bot must choose from the view after thinking"
+    assert stats.moves == 1 and session.waited_after == [-1, -1, -1]
