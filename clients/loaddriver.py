@@ -26,6 +26,7 @@ from typing import Any
 
 from tablehost.clients.bots import BotFactory, PlayStats, play_seat, round_trip_histogram, round_trip_us
 from tablehost.clients.loadprofile import LoadProfile, PlayerPlan, ThinkTime
+from tablehost.clients.loadrun import failures_recorded
 from tablehost.clients.sdk import Assignment, LobbyClient, TableSession
 
 # Error messages kept for the report; the count covers all of them.
@@ -196,17 +197,10 @@ class LoadDriver:
     async def _play(self, plan: PlayerPlan) -> None:
         player = _Player(f"load-{plan.index}")
         try:
-            await self._play_games(plan, player)
-            self._counts["players_finished"] += 1
-        except asyncio.CancelledError:
-            # run() cancelled us at the end of the duration: record it and
-            # finish normally, closing the session below like any other player.
-            task = asyncio.current_task()
-            if task is not None:
-                task.uncancel()
-            self._error(f"{player.name}: still {player.stage} when the run's {self.plan.duration_s:g} s ended")
-        except Exception as error:  # every failure of a player is a finding of the run
-            self._error(f"{player.name}: {type(error).__name__} while {player.stage}: {error}")
+            with failures_recorded(self._error, player.name, lambda: player.stage,
+                                   f"the run's {self.plan.duration_s:g} s ended"):
+                await self._play_games(plan, player)
+                self._counts["players_finished"] += 1
         finally:
             if player.session is not None:
                 await self._leave_table(player)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,6 +80,24 @@ class Summary:
             "elapsed_s": round(self.elapsed_s, 3),
             "error_messages": list(self.error_messages),
         }
+
+
+@contextmanager
+def failures_recorded(record: Callable[[str], None], who: str, stage: Callable[[], str], ended: str) -> Iterator[None]:
+    """Around one player's play in a run: its failure is a finding of the
+    run, recorded as a message naming `who` and its `stage()`, not raised;
+    and the run cancelling it at its deadline is recorded as "still <stage>
+    when <ended>", the cancellation taken back, so that the player's cleanup
+    (closing its session and lobby client) runs like any other player's."""
+    try:
+        yield
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        record(f"{who}: still {stage()} when {ended}")
+    except Exception as error:  # every failure of a player is a finding of the run
+        record(f"{who}: {type(error).__name__} while {stage()}: {error}")
 
 
 def format_summary(summary: Summary) -> str:
@@ -200,23 +219,15 @@ async def _play_one_bot(run: _Run, entry: _Entry, name: str, factory: BotFactory
     stage = "queueing"
     session: TableSession | None = None
     try:
-        async with LobbyClient(entry.target, tls_root_cert=entry.tls_root_cert) as lobby:
-            assignment = await lobby.join_queue(entry.game, player, variant=entry.variant,
-                                                join_data=entry.join_data, seats=entry.seats)
-            stage = f"connecting to table {assignment.table_id}"
-            session = await TableSession.connect(assignment, lobby)
-            stage = f"playing seat {assignment.seat} at table {assignment.table_id}"
-            await play_seat(session, factory(seed), run.stats)
-            run.table_finished(assignment.table_id)
-    except asyncio.CancelledError:
-        # run_tables cancelled us at its deadline: record it and finish
-        # normally, closing the session below like any other bot.
-        task = asyncio.current_task()
-        if task is not None:
-            task.uncancel()
-        run.error(f"{player}: still {stage} when the run timed out")
-    except Exception as error:  # every failure of a bot is a finding of the run
-        run.error(f"{player}: {type(error).__name__} while {stage}: {error}")
+        with failures_recorded(run.error, player, lambda: stage, "the run timed out"):
+            async with LobbyClient(entry.target, tls_root_cert=entry.tls_root_cert) as lobby:
+                assignment = await lobby.join_queue(entry.game, player, variant=entry.variant,
+                                                    join_data=entry.join_data, seats=entry.seats)
+                stage = f"connecting to table {assignment.table_id}"
+                session = await TableSession.connect(assignment, lobby)
+                stage = f"playing seat {assignment.seat} at table {assignment.table_id}"
+                await play_seat(session, factory(seed), run.stats)
+                run.table_finished(assignment.table_id)
     finally:
         if session is not None:
             await session.close()
