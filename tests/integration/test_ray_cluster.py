@@ -89,7 +89,8 @@ def test_two_front_doors_play_through_a_three_node_cluster(cluster: RayStartClus
         assert summary["ok"] and summary["desyncs"] == 0 and summary["errors"] == 0
         assert summary["bots_finished"] == 4 * TABLES_PER_DOOR
     alive = [node for node in status["nodes"] if node["alive"]]
-    nodes_with_rooms = {node["node_id"] for node in alive if node["rooms"]}
+    # A room the lobby is trying again on the head may be starting there: count ready rooms.
+    nodes_with_rooms = {node["node_id"] for node in alive if any(room["state"] == "ready" for room in node["rooms"])}
     assert len(alive) == 3 and len(nodes_with_rooms) == 2, status["nodes"]
     # Rooms that failed to start on the head were stopped, not left running
     # (one may be starting there when the two were read).
