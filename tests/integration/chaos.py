@@ -45,7 +45,14 @@ import ray  # noqa: E402
 from tablehost.actors import crash_points  # noqa: E402
 from tablehost.actors.store import TableStore  # noqa: E402
 from tablehost.actors.store.local import LocalStore  # noqa: E402
-from tablehost.clients.sdk import Assignment, CommitOutcome, LobbyClient, LobbyError, TableSession  # noqa: E402
+from tablehost.clients.sdk import (  # noqa: E402
+    Assignment,
+    CommitOutcome,
+    LobbyClient,
+    LobbyError,
+    SessionDisconnected,
+    TableSession,
+)
 from tablehost.v1 import table_pb2  # noqa: E402
 
 POINTS = crash_points.POINTS
@@ -53,6 +60,11 @@ POINTS = crash_points.POINTS
 THINK_S = (0.01, 0.06)
 # A session keeps trying to reach its table this many times (backoff up to 2 s).
 CONNECT_ATTEMPTS = 14
+# The SDK gives up on its own when a new stream ends before any message (a
+# room that accepts and drops at once must not loop it); a struck room can do
+# exactly that once in a while, and the bot then reconnects itself, as the
+# SDK asks, at most this many times a game.
+OWN_RECONNECTS = 10
 # What seating meets while the lobby restarts: it is away, then has forgotten the private table.
 LOBBY_RESTARTING = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.NOT_FOUND)
 # Once every game has ended and its players left, every table closes within
@@ -67,6 +79,7 @@ class SeatPlay:
     session: TableSession
     accepted: dict[str, int] = field(default_factory=dict)  # act_id -> seq
     commit_timeouts: int = 0
+    own_reconnects: int = 0  # after the SDK gave up on a stream that ended before any message
 
 
 @dataclass
@@ -82,6 +95,7 @@ class Findings:
     desyncs: int = 0
     not_a_prefix: list[str] = field(default_factory=list)
     reconnects: int = 0
+    own_reconnects: int = 0
     left_open: int = 0  # tables still open once every game had ended and its players left
 
     @property
@@ -131,6 +145,7 @@ def check_game(table_id: str, plays: list[SeatPlay], store: TableStore, findings
         findings.gaps += session.gaps
         findings.desyncs += session.desyncs
         findings.reconnects += session.reconnects
+        findings.own_reconnects += play.own_reconnects
         for act_id, seq in play.accepted.items():
             findings.acknowledged += 1
             if accepted.get(f"{session.seat}:{act_id}") != seq:
@@ -154,17 +169,30 @@ def check_game(table_id: str, plays: list[SeatPlay], store: TableStore, findings
 async def play_seat(play: SeatPlay, rnd: random.Random) -> None:
     session = play.session
     while True:
-        view = await session.wait_for_request(timeout=60)
-        if view is None:
-            return
-        await asyncio.sleep(rnd.uniform(*THINK_S))  # think time, not synchronisation
         try:
+            view = await session.wait_for_request(timeout=60)
+            if view is None:
+                return
+            await asyncio.sleep(rnd.uniform(*THINK_S))  # think time, not synchronisation
             outcome: CommitOutcome = await session.commit(rnd.choice(view["request"]["legal_actions"]), timeout=30)
         except TimeoutError:
             play.commit_timeouts += 1
             continue
+        except SessionDisconnected as error:
+            await reconnect_after_sdk_gave_up(play, error)
+            continue
         if outcome.accepted:
             play.accepted[outcome.act_id] = outcome.seq
+
+
+async def reconnect_after_sdk_gave_up(play: SeatPlay, error: SessionDisconnected) -> None:
+    """Reconnect once the SDK gave up on a stream, as its error asks; any
+    other end (a refused token, a replaced stream, the table unreachable
+    after every attempt, a protocol violation) is a finding, raised."""
+    if type(error) is not SessionDisconnected or play.own_reconnects >= OWN_RECONNECTS:
+        raise error
+    play.own_reconnects += 1
+    await play.session.reconnect()
 
 
 async def seat_table(target: str, label: str) -> tuple[list[LobbyClient], list[TableSession]]:
@@ -341,6 +369,7 @@ class Chaos:
             "desyncs": findings.desyncs,
             "not_a_prefix": len(findings.not_a_prefix),
             "reconnects": findings.reconnects,
+            "own_reconnects": findings.own_reconnects,
             "recover_p50_s": round(statistics.median(recoveries), 3) if recoveries else None,
             "recover_p99_s": round(recoveries[min(len(recoveries) - 1, int(len(recoveries) * 0.99))], 3)
             if recoveries else None,
