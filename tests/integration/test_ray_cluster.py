@@ -77,9 +77,23 @@ def test_two_front_doors_play_through_a_three_node_cluster(cluster: RayStartClus
             out, err = run.communicate(timeout=200)
             assert run.returncode == 0, (out[-3000:], err[-3000:])
             summaries.append(json.loads(out.strip().splitlines()[-1]))
-        status = json.loads(subprocess.run([*TABLEHOST, "status", "--target", doors[1].target, "--json"],
-                                           capture_output=True, text=True, check=True, timeout=60).stdout)
-        room_actors = cluster.named_actors(f"{LOBBY_NAME}/")
+        statuses: list[dict] = []
+
+        def rooms_unknown_to_the_lobby() -> set[str]:
+            """Room actors alive in the cluster that the lobby, asked just
+            after, does not list: what a room left running after a failed
+            start would be. Asked in this order, a room the lobby starts or
+            stops between the two reads is not counted."""
+            actors = {name.removeprefix(f"{LOBBY_NAME}/") for name in cluster.named_actors(f"{LOBBY_NAME}/")}
+            statuses.append(json.loads(subprocess.run(
+                [*TABLEHOST, "status", "--target", doors[1].target, "--json"],
+                capture_output=True, text=True, check=True, timeout=60).stdout))
+            return actors - {room["room_id"] for node in statuses[-1]["nodes"] for room in node["rooms"]}
+
+        # Rooms that failed to start on the head were stopped, not left running:
+        # a room being stopped may outlive the lobby's record of it briefly.
+        wait_for(lambda: not rooms_unknown_to_the_lobby(), 60, "every room actor known to the lobby")
+        status = statuses[-1]
         outside = [socket for process in cluster.nodes + [door.process for door in doors]
                    for socket in sockets_beyond_loopback(psutil.Process(process.pid))[1]]
     finally:
@@ -92,10 +106,6 @@ def test_two_front_doors_play_through_a_three_node_cluster(cluster: RayStartClus
     # A room the lobby is trying again on the head may be starting there: count ready rooms.
     nodes_with_rooms = {node["node_id"] for node in alive if any(room["state"] == "ready" for room in node["rooms"])}
     assert len(alive) == 3 and len(nodes_with_rooms) == 2, status["nodes"]
-    # Rooms that failed to start on the head were stopped, not left running
-    # (one may be starting there when the two were read).
-    rooms = [room for node in alive for room in node["rooms"]]
-    assert len(rooms) <= len(room_actors) <= len(rooms) + 1, (room_actors, rooms)
     assert int(status["front_doors"]) == 2
     assert int(status["tables_started"]) >= 2 * TABLES_PER_DOOR
     assert not outside, f"sockets beyond 127.0.0.1: {outside}"
