@@ -4,10 +4,17 @@ room), and how each binds its port (TLS or plaintext).
 gRPC's C core holds calls that have arrived but that the Python server has
 not yet picked up, and by default CANCELs every such call beyond 1,000 (the
 client sees CANCELLED, as if it had left a queue). A front door hit by a
-burst of thousands of JoinQueue calls, or a room whose tables' players all
-connect at once, must take them all: the bound that matters is the front
-door's own cap on waiting players, so the pending limit is set at least as
-high.
+burst of thousands of JoinQueue calls must take them all: the bound that
+matters there is its own cap on waiting players, so its pending limit is set
+at least as high (FRONT_DOOR_PENDING_CALLS). A room's calls are its players'
+table streams, which arrive as its tables start or move to it. There each
+call held costs some 20 KiB, and a client opening and cancelling streams as
+fast as it could (no hello needed) grew a room by 600 MiB of calls it had
+yet to pick up, memory the process kept after the flood (the attack
+benchmark's stream-opening flood, with the front door's limit). A room's
+limit (ROOM_PENDING_CALLS) is the seats of a full room of four-seat tables,
+every player reconnecting at the same moment; a call refused past it is
+retried by the SDK like any dropped stream.
 
 Connections are kept honest too: a connection with no call open for
 CONNECTION_IDLE_MS is closed (clients reconnect on their next call, as gRPC
@@ -23,7 +30,8 @@ from __future__ import annotations
 import grpc
 from grpc import aio
 
-MIN_PENDING_CALLS = 100_000
+FRONT_DOOR_PENDING_CALLS = 100_000
+ROOM_PENDING_CALLS = 2_048
 CONNECTION_IDLE_MS = 60_000
 KEEPALIVE_TIME_MS = 30_000
 KEEPALIVE_TIMEOUT_MS = 10_000
@@ -33,15 +41,16 @@ MAX_PING_STRIKES = 2
 
 def server_options(
     max_receive_bytes: int,
-    max_pending_calls: int = MIN_PENDING_CALLS,
+    max_pending_calls: int,
     *,
     connection_idle_ms: int = CONNECTION_IDLE_MS,
 ) -> list[tuple[str, int]]:
-    pending = max(max_pending_calls, MIN_PENDING_CALLS)
+    """`max_pending_calls`: calls arrived and not yet picked up that gRPC
+    holds before it cancels more (FRONT_DOOR_PENDING_CALLS, ROOM_PENDING_CALLS)."""
     return [
         ("grpc.max_receive_message_length", max_receive_bytes),
-        ("grpc.server.max_pending_requests", pending),
-        ("grpc.server.max_pending_requests_hard_limit", pending),
+        ("grpc.server.max_pending_requests", max_pending_calls),
+        ("grpc.server.max_pending_requests_hard_limit", max_pending_calls),
         ("grpc.so_reuseport", 0),
         ("grpc.max_connection_idle_ms", connection_idle_ms),
         ("grpc.keepalive_time_ms", KEEPALIVE_TIME_MS),

@@ -14,7 +14,7 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from tablehost.actors.server_options import bind_port, server_credentials, server_options
+from tablehost.actors.server_options import FRONT_DOOR_PENDING_CALLS, bind_port, server_credentials, server_options
 from tablehost.actors.unary_parsing import add_unary_service
 from tablehost.games.registry import GameCatalog
 from tablehost.host.admin_service import AdminService
@@ -128,7 +128,8 @@ class Host:
         self.waiting = WaitingRoom(self.lobby, self.config.max_waiting, on_lobby=self._lobby_reachable)
         self.waiting.start()
         catalog = GameCatalog.load(self.config.game_modules, self.config.game_path)
-        server = aio.server(options=server_options(MAX_REQUEST_BYTES, self.config.max_waiting))
+        pending_calls = max(self.config.max_waiting, FRONT_DOOR_PENDING_CALLS)
+        server = aio.server(options=server_options(MAX_REQUEST_BYTES, pending_calls))
         # Requests parsed by the services' edge: bytes that are not a request are INVALID_ARGUMENT.
         add_unary_service(server, lobby_pb2.DESCRIPTOR.services_by_name["Lobby"],
                           LobbyService(self.lobby, self.waiting, catalog))

@@ -6,13 +6,21 @@ is sent away."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import grpc
 import pytest
 from conftest import run
 from grpc import aio
 
-from tablehost.actors.server_options import MAX_PING_STRIKES, MIN_CLIENT_PING_INTERVAL_MS, server_options
+from tablehost.actors.config import DEFAULT_TABLES_PER_ROOM
+from tablehost.actors.server_options import (
+    FRONT_DOOR_PENDING_CALLS,
+    MAX_PING_STRIKES,
+    MIN_CLIENT_PING_INTERVAL_MS,
+    ROOM_PENDING_CALLS,
+    server_options,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -25,7 +33,7 @@ async def start_echo_server(**options: int) -> tuple[aio.Server, str]:
             pass
 
     handlers = grpc.method_handlers_generic_handler("test.Hold", {"Hold": grpc.stream_stream_rpc_method_handler(hold)})
-    server = aio.server(options=server_options(1024, **options))
+    server = aio.server(options=server_options(1024, 1000, **options))
     server.add_generic_rpc_handlers((handlers,))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
@@ -33,7 +41,7 @@ async def start_echo_server(**options: int) -> tuple[aio.Server, str]:
 
 
 def test_every_server_enforces_keepalive_ping_strikes_and_idle_connections() -> None:
-    options = dict(server_options(1024))
+    options = dict(server_options(1024, 1000))
     assert options["grpc.max_connection_idle_ms"] > 0
     assert options["grpc.keepalive_time_ms"] > 0 and options["grpc.keepalive_timeout_ms"] > 0
     assert options["grpc.http2.min_recv_ping_interval_without_data_ms"] == MIN_CLIENT_PING_INTERVAL_MS
@@ -75,3 +83,61 @@ def test_a_client_that_pings_too_often_is_sent_away() -> None:
 
     code, details = run(scenario())
     assert code == grpc.StatusCode.UNAVAILABLE and "too many pings" in details.lower()
+
+
+def test_calls_past_the_pending_bound_are_cancelled_at_once_and_the_rest_served() -> None:
+    """A server whose loop cannot pick calls up (a room busy with a flood of
+    stream openings) holds at most the bound of them; the rest are cancelled
+    as they arrive instead of piling up in its memory."""
+    bound, opened = 8, 40
+    ready: list[int] = []
+    stuck, release, finished = threading.Event(), threading.Event(), threading.Event()
+    served: list[object] = []
+
+    async def picked_up(requests, context) -> None:
+        served.append(context)
+
+    async def serve() -> None:
+        handlers = grpc.method_handlers_generic_handler(
+            "test.Hold", {"Hold": grpc.stream_stream_rpc_method_handler(picked_up)})
+        server = aio.server(options=server_options(1024, bound))
+        server.add_generic_rpc_handlers((handlers,))
+        ready.append(server.add_insecure_port("127.0.0.1:0"))
+        await server.start()
+        stuck.set()
+        release.wait(30)  # blocks this server's loop: nothing is picked up meanwhile
+        await asyncio.to_thread(finished.wait, 30)
+        await server.stop(0)
+
+    async def flood() -> tuple[list[grpc.StatusCode], int, list[grpc.StatusCode]]:
+        async with aio.insecure_channel(f"127.0.0.1:{ready[0]}") as channel:
+            calls = [channel.stream_stream("/test.Hold/Hold")() for _ in range(opened)]
+            codes = [asyncio.ensure_future(call.code()) for call in calls]
+            ended_early = []
+            async with asyncio.timeout(20):
+                for ending in asyncio.as_completed(codes):
+                    ended_early.append(await ending)
+                    if len(ended_early) == opened - bound - 4:
+                        break
+            served_while_stuck = len(served)
+            release.set()
+            return ended_early, served_while_stuck, list(await asyncio.gather(*codes))
+
+    server_thread = threading.Thread(target=lambda: asyncio.run(serve()), daemon=True)
+    server_thread.start()
+    assert stuck.wait(30)
+    try:
+        ended_early, served_while_stuck, codes = run(flood())
+    finally:
+        release.set()
+        finished.set()
+        server_thread.join(30)
+    assert set(ended_early) == {grpc.StatusCode.CANCELLED} and served_while_stuck == 0
+    cancelled = codes.count(grpc.StatusCode.CANCELLED)
+    assert codes.count(grpc.StatusCode.OK) == len(served) and cancelled + len(served) == opened
+    assert bound <= len(served) <= bound + 4, len(served)  # the bound, and the few gRPC asks for ahead
+
+
+def test_a_room_takes_every_player_of_a_full_room_reconnecting_at_once_and_far_fewer_calls_than_a_front_door() -> None:
+    assert ROOM_PENDING_CALLS >= DEFAULT_TABLES_PER_ROOM * 4
+    assert ROOM_PENDING_CALLS * 10 < FRONT_DOOR_PENDING_CALLS
