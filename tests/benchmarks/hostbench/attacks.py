@@ -1,22 +1,31 @@
-"""Scenario: a room under attack. The same tables of bots are measured twice on one
-host: alone, then while attackers (in this process, on loopback, for as long as the
-bots play) do what once grew a room to a gigabyte and filled the disk with its log:
+"""Scenario: a room under attack. The same tables of bots are measured three times on
+one host: alone; while attackers (a process of their own, on loopback, for as long as
+the bots play) do what once grew a room to a gigabyte and filled the disk with its log;
+and beside burners that use as much CPU as the attackers did (hostbench.burner):
 
 - slow reader: a spectator stream that never reads, sending commits with 60 KB
   act_ids as fast as the stream takes them;
 - many streams of one seat: four streams opened over and over with one seated
   player's token, each sending commits that are refused (a fresh act_id each);
+- stream openings: streams of another seat opened, sent a hello and cancelled at
+  once, as fast as the attacker can;
 - idle connections: 2,000 table streams opened and never sent a hello.
 
 Figures: the rooms' peak memory (PSS) while the bots play alone and while they play
 under the attack (the difference is what the attack adds), the growth of the host's
-log files, how many of the idle streams were closed, and the bots' p99
-beside the unattacked run's.
+log files, how many of the idle streams were closed, the CPU the host's processes
+used in each run, and the bots' p99 in each. On this machine the attackers share the
+host's two cores, so the attacked p99 is read against the calm run's (everything the
+attack does, its own CPU included) and against the burners' run (what the host's
+handling of the attack costs beyond the CPU the attackers take from it).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import math
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -26,16 +35,19 @@ from typing import Any
 import grpc
 import msgpack
 
-from hostbench.children import Budget
-from hostbench.host import HostUnderTest
+from hostbench.children import Budget, Child, worker_argv
+from hostbench.host import HOST_KINDS, HostUnderTest
 from hostbench.moves import MovesPlan, merge_bots, run_bots, split
-from hostbench.procs import MIB
+from hostbench.procs import MIB, cpu_delta_by_kind
 from tablehost.clients.sdk import LobbyClient
 from tablehost.v1 import table_pb2
 
 PLAY = "/{}/Play".format(table_pb2.DESCRIPTOR.services_by_name["Table"].full_name)
 HUGE_ACT_ID = 60 * 1024
-ATTACKS = ("slow_reader", "many_streams", "idle")
+ATTACKS = ("slow_reader", "many_streams", "stream_opens", "idle")
+LEAD_S = 2.0  # how long the attack (or the control's burners) runs before the bots start
+CHILD_READY_S = 60.0
+CHILD_ANSWER_S = 150.0
 
 
 @dataclass(frozen=True)
@@ -46,6 +58,8 @@ class AttackPlan:
     bots_timeout_s: float = 240.0
     # Which attacks run (all of them unless one is being looked at alone).
     kinds: tuple[str, ...] = ATTACKS
+    # The host's --store ("" for its default: a local folder, every move made durable).
+    store: str = ""
 
 
 def _hello(token: str) -> bytes:
@@ -63,7 +77,7 @@ class Attackers:
         self.target = target
         self.kinds = kinds
         self.idle_streams = idle_streams if "idle" in kinds else 0
-        self.sent = {"huge_act_ids": 0, "refused_commits": 0, "seat_streams": 0}
+        self.sent = {"huge_act_ids": 0, "refused_commits": 0, "seat_streams": 0, "opened_and_cancelled": 0}
         self.idle_ended = 0
         self.stop = threading.Event()
         self.loop = asyncio.new_event_loop()
@@ -90,6 +104,7 @@ class Attackers:
             endpoint = seats[0].endpoint
             attacks = {"slow_reader": lambda: self._slow_reader(endpoint, watch.seat_token),
                        "many_streams": lambda: self._many_streams(endpoint, seats[1].seat_token),
+                       "stream_opens": lambda: self._stream_opens(endpoint, seats[2].seat_token),
                        "idle": lambda: self._idle(endpoint)}
             await asyncio.gather(*(attacks[kind]() for kind in self.kinds))
         finally:
@@ -136,6 +151,21 @@ class Attackers:
                             pass  # replaced by a newer stream of the seat
                 for call in calls:
                     call.cancel()
+
+    async def _stream_opens(self, endpoint: str, token: str) -> None:
+        """Streams of one seat opened, sent a hello and cancelled at once, as
+        fast as this process can (HTTP/2's "rapid reset"): the room pays for
+        every call it picks up, and holds those it has yet to."""
+        async with grpc.aio.insecure_channel(endpoint) as channel:
+            while not self.stop.is_set():
+                calls = [channel.stream_stream(PLAY)() for _ in range(4)]
+                for call in calls:
+                    try:
+                        await call.write(_hello(token))
+                    except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                        pass  # refused before its hello went out
+                    call.cancel()
+                    self.sent["opened_and_cancelled"] += 1
 
     async def _idle(self, endpoint: str) -> None:
         channels = [grpc.aio.insecure_channel(endpoint, options=[("grpc.use_local_subchannel_pool", 1)])
@@ -195,39 +225,110 @@ class _PeakMemory:
         self.peak = max(self.peak, _rooms_pss_mib(self.host))
 
 
+def attack_on_signal(target: str, idle_streams: int, kinds: tuple[str, ...]) -> int:
+    """As a benchmark child: ready, then attack from a "go" line on stdin until the
+    next line, and print what was sent with the CPU seconds this process used (its
+    event loop and gRPC's threads) and the wall seconds it attacked for."""
+    attackers = Attackers(target, idle_streams, kinds)
+    print(json.dumps({"ready": True}), flush=True)
+    sys.stdin.readline()
+    cpu_started, wall_started = time.process_time(), time.monotonic()
+    attackers.start()
+    sys.stdin.readline()
+    sent = attackers.finish()
+    print(json.dumps({**sent, "cpu_s": round(time.process_time() - cpu_started, 3),
+                      "wall_s": round(time.monotonic() - wall_started, 3)}), flush=True)
+    return 0
+
+
+@dataclass
+class _Phase:
+    """The bots' tables played once: their merged figures, the rooms' peak PSS, the
+    host's CPU seconds per second by kind while they played, and the answers of the
+    children that ran beside them."""
+
+    bots: dict[str, Any]
+    rooms_pss_peak_mib: float
+    host_cores: dict[str, float]
+    beside: list[dict[str, Any]]
+
+
+def _phase(host: HostUnderTest, shares: list[int], logdir: Path, seed: int, label: str, timeout_s: float,
+           beside: list[Child]) -> _Phase:
+    """Play the bots' tables once, with the `beside` children (attackers or burners)
+    running from LEAD_S before the bots start until they finish."""
+    try:
+        for child in beside:
+            child.next_json(CHILD_READY_S)
+        with _PeakMemory(host) as memory:
+            for child in beside:
+                child.send({"go": True})
+            if beside:
+                time.sleep(LEAD_S)  # the attack under way before the bots start, not a synchronisation
+            before, started = host.reading(memory=False), time.monotonic()
+            bots = merge_bots(run_bots(host, shares, logdir, seed, label, timeout_s))
+            used, elapsed = cpu_delta_by_kind(before, host.reading(memory=False)), time.monotonic() - started
+            for child in beside:
+                child.send({"stop": True})
+            answers = [child.next_json(CHILD_ANSWER_S) for child in beside]
+    finally:
+        for child in beside:
+            child.stop(grace_s=3)
+    cores = {kind: round(used.get(kind, 0.0) / elapsed, 3) for kind in HOST_KINDS}
+    return _Phase(bots, round(memory.peak, 1), cores, answers)
+
+
 def run(plan: AttackPlan, logdir: Path, budget: Budget, seed: int) -> dict[str, Any]:
+    """Three runs of the same tables of bots on one host: alone; under the attack; and
+    beside burners using as much CPU as the attackers did (the control: on this
+    machine the attackers' own CPU is taken from the host's cores)."""
     shares = split(plan.tables, MovesPlan(levels=(plan.tables,), floors_at=(), split_above=plan.split_above))
-    host = HostUnderTest("host-attacks", ["--seed", str(seed)], logdir, budget)
+    store = ["--store", plan.store] if plan.store else []
+    host = HostUnderTest("host-attacks", ["--seed", str(seed), *store], logdir, budget)
     try:
         run_bots(host, [1], logdir, seed + 1, "attacks-warmup", budget.seconds(plan.bots_timeout_s))
-        with _PeakMemory(host) as calm_memory:
-            calm = merge_bots(run_bots(host, shares, logdir, seed + 10, "attacks-calm",
-                                       budget.seconds(plan.bots_timeout_s)))
+        calm = _phase(host, shares, logdir, seed + 10, "attacks-calm", budget.seconds(plan.bots_timeout_s), [])
         logs_before = _log_bytes(host)
-        attackers = Attackers(host.target, plan.idle_streams, plan.kinds)
-        with _PeakMemory(host) as attacked_memory:
-            attackers.start()
-            time.sleep(2.0)  # the attack under way before the bots start, not a synchronisation
-            attacked = merge_bots(run_bots(host, shares, logdir, seed + 20, "attacks-under",
-                                           budget.seconds(plan.bots_timeout_s)))
-            attack = attackers.finish()
+        attackers = Child("attackers", worker_argv("attack", "--target", host.target, "--idle-streams",
+                                                   str(plan.idle_streams), "--kinds", ",".join(plan.kinds)),
+                          logdir, stdin=True)
+        attacked = _phase(host, shares, logdir, seed + 20, "attacks-under", budget.seconds(plan.bots_timeout_s),
+                          [attackers])
+        log_growth = _log_bytes(host) - logs_before
         after_mib = _rooms_pss_mib(host)
+        attack = attacked.beside[0]
+        attackers_cores = attack["cpu_s"] / max(attack["wall_s"], 1e-9)
+        count = max(1, math.ceil(attackers_cores))
+        burners = [Child(f"burner-{index}", worker_argv("burn", "--share", f"{attackers_cores / count:.3f}"),
+                         logdir, stdin=True) for index in range(count)]
+        control = _phase(host, shares, logdir, seed + 30, "attacks-control", budget.seconds(plan.bots_timeout_s),
+                         burners)
+        burnt_cores = sum(b["cpu_s"] for b in control.beside) / max(max(b["wall_s"] for b in control.beside), 1e-9)
         result = {
             "plan": plan.__dict__,
-            "calm": calm,
-            "attacked": attacked,
+            "calm": calm.bots,
+            "attacked": attacked.bots,
+            "control": control.bots,
             "attack": attack,
+            "attackers_cores": round(attackers_cores, 2),
+            "burners_cores": round(burnt_cores, 2),
+            "host_cores": {"calm": calm.host_cores, "attacked": attacked.host_cores, "control": control.host_cores},
             # The same bots' tables with and without the attack: what the attack adds.
-            "rooms_pss_before_mib": round(calm_memory.peak, 1),
-            "rooms_pss_peak_mib": round(attacked_memory.peak, 1),
-            "rooms_pss_growth_mib": round(attacked_memory.peak - calm_memory.peak, 1),
+            "rooms_pss_before_mib": calm.rooms_pss_peak_mib,
+            "rooms_pss_peak_mib": attacked.rooms_pss_peak_mib,
+            "rooms_pss_growth_mib": round(attacked.rooms_pss_peak_mib - calm.rooms_pss_peak_mib, 1),
             "rooms_pss_after_mib": round(after_mib, 1),
-            "log_growth_mib": round((_log_bytes(host) - logs_before) / MIB, 2),
-            "p99_ratio": round(attacked["p99_ms"] / max(calm["p99_ms"], 1e-9), 2),
+            "log_growth_mib": round(log_growth / MIB, 2),
+            "p99_ratio": round(attacked.bots["p99_ms"] / max(calm.bots["p99_ms"], 1e-9), 2),
+            "p99_control_ratio": round(control.bots["p99_ms"] / max(calm.bots["p99_ms"], 1e-9), 2),
+            "p99_ratio_to_control": round(attacked.bots["p99_ms"] / max(control.bots["p99_ms"], 1e-9), 2),
         }
     finally:
         host.stop()
-    print(f"  calm p99 {calm['p99_ms']} ms, attacked p99 {attacked['p99_ms']} ms (x{result['p99_ratio']}); rooms "
-          f"{result['rooms_pss_before_mib']} -> peak {result['rooms_pss_peak_mib']} MiB; logs +{result['log_growth_mib']} "
-          f"MiB; idle streams closed {attack['idle_streams_closed']}/{attack['idle_streams']}; sent {attack}", flush=True)
+    print(f"  p99 calm {calm.bots['p99_ms']} ms, attacked {attacked.bots['p99_ms']} ms (x{result['p99_ratio']}), "
+          f"beside burners of {result['burners_cores']} cores {control.bots['p99_ms']} ms "
+          f"(attacked x{result['p99_ratio_to_control']} of it); host cores {result['host_cores']}; rooms "
+          f"{result['rooms_pss_before_mib']} -> peak {result['rooms_pss_peak_mib']} MiB; logs "
+          f"+{result['log_growth_mib']} MiB; idle streams closed {attack['idle_streams_closed']}/"
+          f"{attack['idle_streams']}; sent {attack}", flush=True)
     return result

@@ -4,6 +4,8 @@
     python -m hostbench.worker echo-server [--lifetime S]
     python -m hostbench.worker echo-clients --target HOST:PORT --groups N --rounds R [--acks]
     python -m hostbench.worker bots --target HOST:PORT --tables N [--seed S]
+    python -m hostbench.worker attack --target HOST:PORT --idle-streams N --kinds K1,K2
+    python -m hostbench.worker burn --share F
 
 (run with tests/benchmarks and the project root on PYTHONPATH, as children.Child does).
 Each runs in a process of its own so that what the load costs never lands in the
@@ -46,9 +48,23 @@ def main(argv: list[str] | None = None) -> int:
     bots.add_argument("--tables", type=int, required=True)
     bots.add_argument("--seed", type=int, default=0)
     bots.add_argument("--timeout", type=float, default=240.0)
+    attack = modes.add_parser("attack")
+    attack.add_argument("--target", required=True)
+    attack.add_argument("--idle-streams", type=int, required=True)
+    attack.add_argument("--kinds", required=True)
+    burn = modes.add_parser("burn")
+    burn.add_argument("--share", type=float, required=True, help="the share of one core to keep busy (0-1)")
     args = parser.parse_args(argv)
 
     raise_nofile_limit()
+    if args.mode == "attack":
+        from hostbench.attacks import attack_on_signal
+
+        return attack_on_signal(args.target, args.idle_streams, tuple(args.kinds.split(",")))
+    if args.mode == "burn":
+        from hostbench.burner import burn_on_signal
+
+        return burn_on_signal(args.share)
     if args.mode == "players":
         from hostbench.players import give_each_channel_its_own_connection, serve_commands
 
