@@ -59,6 +59,12 @@ _UNCOMPUTED_HASH = "0" * 64
 
 _FIRST_BACKOFF_S = 0.1
 _MAX_BACKOFF_S = 2.0
+
+
+def _backoff_s(retries: int) -> float:
+    """The wait before an automatic reconnect after `retries` that failed: none
+    before the first, then doubling from _FIRST_BACKOFF_S up to _MAX_BACKOFF_S."""
+    return 0.0 if retries == 0 else min(_FIRST_BACKOFF_S * 2 ** (retries - 1), _MAX_BACKOFF_S)
 _HALF_CLOSE_TIMEOUT_S = 1.0
 
 # Each table channel gets a connection of its own. By default gRPC shares one
@@ -370,6 +376,12 @@ class TableSession:
     whose hash was compared with the host's, snapshots and deltas). Over TLS
     it trusts `tls_root_cert`, by default its lobby client's.
 
+    A stream that ends is reopened by itself (`auto_reconnect`) with the last
+    seq held. A new stream that ends again before its first message (a crowded
+    room's server cancels calls it has no room to hold) is tried again after a
+    growing backoff, up to `max_connect_attempts` times; then waiters get
+    SessionDisconnected, and `reconnect()` starts the attempts afresh.
+
     `read_delay_s` makes a slow reader, for load tests: the session pauses
     that long before reading each message of its stream, as a client on a
     busy device or a poor link falls behind what the room sends."""
@@ -419,9 +431,12 @@ class TableSession:
         self._opening = False
         self._closed = False
         self._failure: SessionDisconnected | None = None
-        # Automatic reconnects left before a message proves the new stream
-        # healthy: one, so a room that accepts and drops at once cannot loop us.
-        self._auto_budget = 1
+        # Automatic reconnects since a message last proved a stream healthy.
+        # After the first, each waits a growing backoff and they stop at the
+        # connect attempts: a room that accepts and drops at once cannot loop
+        # us, while one that is only crowded (its server cancelling calls it
+        # has no room to hold) is tried again until it takes the stream.
+        self._empty_reconnects = 0
         self._pending: dict[str, _Pending] = {}
         self._write_lock = asyncio.Lock()
         self._changed = asyncio.Event()
@@ -602,6 +617,7 @@ class TableSession:
                 return
         await self._teardown()
         self._failure = None
+        self._empty_reconnects = 0  # asked for: the automatic reconnects start afresh
         try:
             await self._open_with_retry(lookup_first=False)
         except SessionDisconnected as error:
@@ -639,7 +655,6 @@ class TableSession:
             endpoint = self.endpoint
             if lookup_first:
                 endpoint = await self._lookup() or endpoint
-            delay = _FIRST_BACKOFF_S
             failure = ""
             for attempt in range(1, self._max_connect_attempts + 1):
                 try:
@@ -650,8 +665,7 @@ class TableSession:
                     log.info("table=%s seat=%d attempt %d: %s", self.table_id, self._seat, attempt, failure)
                 if attempt == self._max_connect_attempts:
                     break
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, _MAX_BACKOFF_S)
+                await asyncio.sleep(_backoff_s(attempt))
                 endpoint = await self._lookup() or endpoint
             raise TableUnreachable(
                 f"table {self.table_id} unreachable after {self._max_connect_attempts} attempts; last: {failure}"
@@ -790,22 +804,26 @@ class TableSession:
         elif resync:
             log.info("table=%s seat=%d resync from seq %d: %s", self.table_id, self._seat, self._seq, why)
             self._recovery = asyncio.create_task(self._recover(lookup_first=False))
-        elif refused is not None and (self._lobby is None or not self._auto_reconnect or self._auto_budget == 0):
+        elif refused is not None and (self._lobby is None or not self._auto_reconnect or self._empty_reconnects > 0):
             self._fail(SeatTokenRejected(f"table {self.table_id} refused the seat token: {refused}"))
-        elif self._auto_reconnect and self._auto_budget > 0:
-            self._auto_budget -= 1
-            log.info("table=%s seat=%d stream ended (%s); reconnecting", self.table_id, self._seat, why)
+        elif self._auto_reconnect and self._empty_reconnects < self._max_connect_attempts:
+            delay_s = _backoff_s(self._empty_reconnects)
+            self._empty_reconnects += 1
+            log.info("table=%s seat=%d stream ended (%s); reconnecting in %.2f s", self.table_id, self._seat, why,
+                     delay_s)
             # A refused hello may mean this endpoint now serves another table:
             # ask the lobby where ours went before trying again.
-            self._recovery = asyncio.create_task(self._recover(lookup_first=refused is not None))
+            self._recovery = asyncio.create_task(self._recover(lookup_first=refused is not None, delay_s=delay_s))
         else:
             self._fail(
                 SessionDisconnected(f"stream to table {self.table_id} at {self.endpoint} ended ({why}); call reconnect()")
             )
         self._notify()
 
-    async def _recover(self, lookup_first: bool) -> None:
+    async def _recover(self, lookup_first: bool, delay_s: float = 0.0) -> None:
         try:
+            if delay_s > 0:
+                await asyncio.sleep(delay_s)  # backoff before trying a room that dropped a new stream
             await self._open_with_retry(lookup_first)
             self.reconnects += 1
         except SessionDisconnected as error:
@@ -849,7 +867,7 @@ class TableSession:
         self._in_step = True  # the host's view, whole (a mismatch below is this codec's fault)
         self._seat = snapshot.seat
         self.table_id = snapshot.table_id or self.table_id
-        self._auto_budget = 1
+        self._empty_reconnects = 0
         self.hashes_checked += 1
         if view_hash(view) != snapshot.view_hash:
             self.desyncs += 1
@@ -872,7 +890,7 @@ class TableSession:
             log.warning("table=%s seat=%d seq=%d: delta does not apply: %s", self.table_id, self._seat, delta.seq, error)
             view, computed, applied = previous, _UNCOMPUTED_HASH, False
         self._view, self._seq = view, delta.seq
-        self._auto_budget = 1
+        self._empty_reconnects = 0
         self.hashes_checked += 1
         self._in_step = applied and computed == delta.view_hash
         if not self._in_step:
@@ -906,7 +924,7 @@ class TableSession:
         if not isinstance(result, dict):
             raise TypeError(f"a game's result is a map, got {type(result).__name__}")
         self.result = GameResult(game_over.winner, list(game_over.scores), result, game_over.seq)
-        self._auto_budget = 1
+        self._empty_reconnects = 0
         self._publish(ViewUpdate("game_over", game_over.seq, self._view))
 
     def _resolve(self, act_id: str, outcome: CommitOutcome) -> None:

@@ -60,10 +60,10 @@ POINTS = crash_points.POINTS
 THINK_S = (0.01, 0.06)
 # A session keeps trying to reach its table this many times (backoff up to 2 s).
 CONNECT_ATTEMPTS = 14
-# The SDK gives up on its own when a new stream ends before any message (a
-# room that accepts and drops at once must not loop it); a struck room can do
-# exactly that once in a while, and the bot then reconnects itself, as the
-# SDK asks, at most this many times a game.
+# The SDK gives up on its own when its new streams keep ending before any
+# message through its connect attempts (a room that accepts and drops at once
+# must not loop it); struck rooms can do that once in a while, and the bot then
+# reconnects itself, as the SDK asks, at most this many times a game.
 OWN_RECONNECTS = 10
 # What seating meets while the lobby restarts: it is away, then has forgotten the private table.
 LOBBY_RESTARTING = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.NOT_FOUND)

@@ -20,10 +20,11 @@ channel, so the seat's player notices by a timeout (no request, or no
 commit outcome, within STALL_S), drops the session, reconnects and sends its
 commit again with the same act_id. While one seat is blackholed its table
 waits for it, so its other seats time out too: those restarts are counted
-apart ("its table stalled"). A new stream dropped again before any message
-came makes the SDK give up by design (SessionDisconnected: a room that
-accepts and drops at once must not loop it); the player then calls
-`reconnect()` itself ("the SDK gave up").
+apart ("its table stalled"). New streams dropped again and again before
+any message make the SDK give up once its backoff has run through its
+connect attempts (SessionDisconnected: a room that accepts and drops at once
+must not loop it); the player then calls `reconnect()` itself ("the SDK
+gave up").
 
 The fault injector follows each table through a spectator connected to the
 room directly (no proxy): on every FAULT_EVERY-th seq it breaks the live
@@ -232,7 +233,7 @@ async def restart(seat: Seat, error: Exception) -> None:
         # stream first, and the new one meets the blackholed seat's table stalled.)
         why = "noticed its blackhole"
     elif isinstance(error, SessionDisconnected):
-        why = "the SDK gave up"  # a new stream ended too before any message came
+        why = "the SDK gave up"  # its new streams kept ending before any message came
     else:
         why = "its table stalled"  # waiting on another seat's blackhole
     seat.restarts[why] += 1
