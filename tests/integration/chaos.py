@@ -55,6 +55,8 @@ from tablehost.clients.sdk import (  # noqa: E402
 )
 from tablehost.v1 import table_pb2  # noqa: E402
 
+from support import wait_until  # noqa: E402  (beside this file, as for the tests)
+
 POINTS = crash_points.POINTS
 # Bots think this long between moves, so games outlast several kills.
 THINK_S = (0.01, 0.06)
@@ -298,7 +300,7 @@ class Chaos:
             tables = [table_id for table_id, plays in list(self.live.items())
                       if plays[0].session.endpoint in endpoints]
             how = await self.strike(number, victims)
-            await _until(lambda: not any(_alive(room["pid"]) for room in victims), 60)
+            await wait_until(lambda: not any(_alive(room["pid"]) for room in victims), timeout=60, interval=0.01)
             kill = Kill([room["room_id"] for room in victims], how, {}, loop.time())
             # Everything the dead rooms published is in the store: a seq past it is a new acceptance.
             kill.tables = {table_id: self.store.load(table_id).seq for table_id in tables}
@@ -384,15 +386,6 @@ def _alive(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
-
-
-async def _until(predicate, timeout_s: float) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not predicate():
-        if loop.time() > deadline:
-            raise TimeoutError(f"condition not met within {timeout_s} s")
-        await asyncio.sleep(0.01)
 
 
 def main() -> None:

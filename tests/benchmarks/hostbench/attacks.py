@@ -66,6 +66,15 @@ def _hello(token: str) -> bytes:
     return table_pb2.ClientMessage(hello=table_pb2.Hello(seat_token=token)).SerializeToString()
 
 
+async def _said_hello(call: Any, token: str) -> bool:
+    """Send a stream's hello; False when the stream had already ended."""
+    try:
+        await call.write(_hello(token))
+    except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+        return False
+    return True
+
+
 def _commit(act_id: str, action: Any) -> bytes:
     return table_pb2.ClientMessage(commit=table_pb2.Commit(act_id=act_id, action=msgpack.packb(action))).SerializeToString()
 
@@ -136,11 +145,8 @@ class Attackers:
             while not self.stop.is_set():
                 calls = [channel.stream_stream(PLAY)() for _ in range(4)]
                 for call in calls:
-                    try:
-                        await call.write(_hello(token))
-                    except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
-                        continue  # ended before its hello went out: the next round opens more
-                    self.sent["seat_streams"] += 1
+                    # (One that ended before its hello went out: the next round opens more.)
+                    self.sent["seat_streams"] += await _said_hello(call, token)
                 for _ in range(50):
                     for call in calls:
                         number += 1
@@ -158,14 +164,10 @@ class Attackers:
         every call it picks up, and holds those it has yet to."""
         async with grpc.aio.insecure_channel(endpoint) as channel:
             while not self.stop.is_set():
-                calls = [channel.stream_stream(PLAY)() for _ in range(4)]
-                for call in calls:
-                    try:
-                        await call.write(_hello(token))
-                    except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
-                        pass  # refused before its hello went out
-                    call.cancel()
-                    self.sent["opened_and_cancelled"] += 1
+                call = channel.stream_stream(PLAY)()
+                await _said_hello(call, token)
+                call.cancel()
+                self.sent["opened_and_cancelled"] += 1
 
     async def _idle(self, endpoint: str) -> None:
         channels = [grpc.aio.insecure_channel(endpoint, options=[("grpc.use_local_subchannel_pool", 1)])
