@@ -59,12 +59,6 @@ _UNCOMPUTED_HASH = "0" * 64
 
 _FIRST_BACKOFF_S = 0.1
 _MAX_BACKOFF_S = 2.0
-
-
-def _backoff_s(retries: int) -> float:
-    """The wait before an automatic reconnect after `retries` that failed: none
-    before the first, then doubling from _FIRST_BACKOFF_S up to _MAX_BACKOFF_S."""
-    return 0.0 if retries == 0 else min(_FIRST_BACKOFF_S * 2 ** (retries - 1), _MAX_BACKOFF_S)
 _HALF_CLOSE_TIMEOUT_S = 1.0
 
 # Each table channel gets a connection of its own. By default gRPC shares one
@@ -360,6 +354,14 @@ class LobbyClient:
 
 
 # -- one seat's table stream -------------------------------------------------
+
+
+def _backoff_s(retries: int) -> float:
+    """The wait before trying a table again after `retries` tries that failed
+    (connections, or streams dropped before their first message): none before
+    the first retry of a stream, then doubling from _FIRST_BACKOFF_S up to
+    _MAX_BACKOFF_S."""
+    return 0.0 if retries == 0 else min(_FIRST_BACKOFF_S * 2 ** (retries - 1), _MAX_BACKOFF_S)
 
 
 class TableSession:
