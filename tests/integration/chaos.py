@@ -102,7 +102,8 @@ class Findings:
 
     @property
     def clean(self) -> bool:
-        return not (self.left_open or self.unfinished or self.lost or self.applied_twice or self.gaps or self.desyncs or self.not_a_prefix)
+        return not (self.left_open or self.unfinished or self.lost or self.applied_twice or self.gaps
+                    or self.desyncs or self.not_a_prefix)
 
 
 @dataclass
@@ -268,11 +269,14 @@ class Chaos:
     async def _until_every_table_closes(self, timeout_s: float) -> None:
         """Every game is over and its players gone: every table, resumed or
         not, must close and free its slot, or it would hold it for ever."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while (open_tables := (await self.host.host.lobby.status.remote())["tables"]) and loop.time() < deadline:
-            await asyncio.sleep(0.1)
-        self.findings.left_open = open_tables
+        async def all_closed() -> bool:
+            self.findings.left_open = (await self.host.host.lobby.status.remote())["tables"]
+            return not self.findings.left_open
+
+        try:
+            await wait_until(all_closed, timeout=timeout_s, interval=0.1)
+        except TimeoutError:
+            pass  # a finding, reported: the tables still open
 
     async def _keep_a_table_playing(self, slot: int) -> None:
         """Seat a table of bots, play it out, check it; again until the kills are done."""
@@ -329,30 +333,37 @@ class Chaos:
 
     async def _rooms_with_tables(self) -> list[dict[str, Any]]:
         """The ready rooms that serve at least one table being played."""
-        while True:
+        rooms: list[dict[str, Any]] = []
+
+        async def found() -> bool:
             status = await self.host.host.lobby.status.remote()
             endpoints = {plays[0].session.endpoint for plays in list(self.live.values())}
-            rooms = [dict(room, node_id=node["node_id"]) for node in status["nodes"] for room in node["rooms"]
-                     if room["state"] == "ready" and room["endpoint"] in endpoints]
-            if rooms:
-                return rooms
-            await asyncio.sleep(0.05)
+            rooms[:] = [dict(room, node_id=node["node_id"]) for node in status["nodes"] for room in node["rooms"]
+                        if room["state"] == "ready" and room["endpoint"] in endpoints]
+            return bool(rooms)
+
+        await wait_until(found, timeout=60, interval=0.05)
+        return rooms
 
     async def _await_recovery(self, kill: Kill) -> None:
         """Until every table of the dead room accepted a command again (its
         clients saw a seq past the store's at the death) or its game ended."""
         loop = asyncio.get_running_loop()
         pending = dict(kill.tables)
-        deadline = loop.time() + 60
-        while pending and loop.time() < deadline:
+
+        def all_recovered() -> bool:
             for table_id, seq in list(pending.items()):
                 plays = self.live.get(table_id)
                 if plays is None or max(p.session.seq for p in plays) > seq:
                     kill.recovered_s[table_id] = loop.time() - kill.died_at
                     del pending[table_id]
-            await asyncio.sleep(0.01)
-        if pending:
-            raise TimeoutError(f"tables {sorted(pending)} accepted nothing for 60 s after rooms {kill.rooms} died")
+            return not pending
+
+        try:
+            await wait_until(all_recovered, timeout=60, interval=0.01)
+        except TimeoutError:
+            raise TimeoutError(
+                f"tables {sorted(pending)} accepted nothing for 60 s after rooms {kill.rooms} died") from None
 
     def report(self, elapsed_s: float) -> dict[str, Any]:
         recoveries = sorted(s for kill in self.kills for s in kill.recovered_s.values())

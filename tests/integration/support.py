@@ -5,6 +5,7 @@ hold (a table's state hash, a queue's length)."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import random
 import signal
@@ -54,13 +55,18 @@ async def close_all(lobbies: list[LobbyClient], sessions: list[TableSession]) ->
 
 async def wait_until(predicate, timeout: float = 10.0, interval: float = 0.02) -> None:
     """Poll a condition the tests cannot await directly (a count inside the
-    lobby actor), failing after `timeout` instead of hanging."""
+    lobby actor), failing after `timeout` instead of hanging. `predicate` may
+    be a coroutine function (a question to an actor)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    while not predicate():
+    while not await _answer(predicate()):
         if loop.time() > deadline:
             raise TimeoutError(f"condition not met within {timeout}s")
         await asyncio.sleep(interval)
+
+
+async def _answer(value):
+    return await value if inspect.isawaitable(value) else value
 
 
 async def table_status(host, table_id: str) -> dict:
