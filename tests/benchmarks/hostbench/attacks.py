@@ -23,9 +23,7 @@ handling of the attack costs beyond the CPU the attackers take from it).
 from __future__ import annotations
 
 import asyncio
-import json
 import math
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -225,22 +223,6 @@ class _PeakMemory:
         self._stop.set()
         self._thread.join(5)
         self.peak = max(self.peak, _rooms_pss_mib(self.host))
-
-
-def attack_on_signal(target: str, idle_streams: int, kinds: tuple[str, ...]) -> int:
-    """As a benchmark child: ready, then attack from a "go" line on stdin until the
-    next line, and print what was sent with the CPU seconds this process used (its
-    event loop and gRPC's threads) and the wall seconds it attacked for."""
-    attackers = Attackers(target, idle_streams, kinds)
-    print(json.dumps({"ready": True}), flush=True)
-    sys.stdin.readline()
-    cpu_started, wall_started = time.process_time(), time.monotonic()
-    attackers.start()
-    sys.stdin.readline()
-    sent = attackers.finish()
-    print(json.dumps({**sent, "cpu_s": round(time.process_time() - cpu_started, 3),
-                      "wall_s": round(time.monotonic() - wall_started, 3)}), flush=True)
-    return 0
 
 
 @dataclass

@@ -9,10 +9,9 @@ cost to the host is read against it.
 
 from __future__ import annotations
 
-import json
-import sys
 import threading
 import time
+from typing import Any
 
 PERIOD_S = 0.01  # busy for `share` of every period, asleep for the rest
 
@@ -30,18 +29,18 @@ def burn(share: float, stop: threading.Event) -> None:
         stop.wait(max(0.0, PERIOD_S - (time.monotonic() - started)))
 
 
-def burn_on_signal(share: float) -> int:
-    """As a benchmark child: ready, then burn from a "go" line on stdin until the next
-    line, and print the CPU seconds and wall seconds it burnt for."""
-    print(json.dumps({"ready": True}), flush=True)
-    sys.stdin.readline()
-    stop = threading.Event()
-    cpu_started, wall_started = time.process_time(), time.monotonic()
-    burning = threading.Thread(target=burn, args=(share, stop), daemon=True)
-    burning.start()
-    sys.stdin.readline()
-    stop.set()
-    burning.join()
-    print(json.dumps({"cpu_s": round(time.process_time() - cpu_started, 3),
-                      "wall_s": round(time.monotonic() - wall_started, 3)}), flush=True)
-    return 0
+class Burner:
+    """`burn` on a thread of its own, between `start` and `stop` (a benchmark
+    child run by hostbench.worker.between_go_and_stop)."""
+
+    def __init__(self, share: float) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=burn, args=(share, self._stop), daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def finish(self) -> dict[str, Any]:
+        self._stop.set()
+        self._thread.join()
+        return {}

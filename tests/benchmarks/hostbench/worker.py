@@ -19,6 +19,8 @@ import asyncio
 import json
 import os
 import sys
+import time
+from typing import Any, Protocol
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
@@ -58,13 +60,13 @@ def main(argv: list[str] | None = None) -> int:
 
     raise_nofile_limit()
     if args.mode == "attack":
-        from hostbench.attacks import attack_on_signal
+        from hostbench.attacks import Attackers
 
-        return attack_on_signal(args.target, args.idle_streams, tuple(args.kinds.split(",")))
+        return between_go_and_stop(Attackers(args.target, args.idle_streams, tuple(args.kinds.split(","))))
     if args.mode == "burn":
-        from hostbench.burner import burn_on_signal
+        from hostbench.burner import Burner
 
-        return burn_on_signal(args.share)
+        return between_go_and_stop(Burner(args.share))
     if args.mode == "players":
         from hostbench.players import give_each_channel_its_own_connection, serve_commands
 
@@ -90,14 +92,35 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if not result["errors"] else 1
 
 
+class BesideTheBots(Protocol):
+    """What runs beside the bots for as long as they play (attackers, burners)."""
+
+    def start(self) -> None: ...
+
+    def finish(self) -> dict[str, Any]: ...
+
+
+def between_go_and_stop(beside: BesideTheBots) -> int:
+    """As a benchmark child: ready, then run `beside` from a "go" line on stdin until
+    the next line, and print what it reports with the CPU seconds this process used
+    (all its threads, gRPC's included) and the wall seconds it ran for."""
+    print(json.dumps({"ready": True}), flush=True)
+    sys.stdin.readline()
+    cpu_started, wall_started = time.process_time(), time.monotonic()
+    beside.start()
+    sys.stdin.readline()
+    report = beside.finish()
+    print(json.dumps({**report, "cpu_s": round(time.process_time() - cpu_started, 3),
+                      "wall_s": round(time.monotonic() - wall_started, 3)}), flush=True)
+    return 0
+
+
 async def bots_on_signal(target: str, tables: int, seed: int, timeout_s: float) -> int:
     """Exactly what `tablehost bots --json` runs (clients.loadrun.run_tables, random
     bots), but only once a "go" line arrives on stdin: the benchmark starts two such
     processes, waits until both have imported everything, then starts them together,
     so neither plays while the other is still starting. Prints the same JSON summary,
     plus the CPU the process used while playing."""
-    import time
-
     from tablehost.clients.loadrun import run_tables
 
     print(json.dumps({"ready": True}), flush=True)
