@@ -247,6 +247,8 @@ class RoomActor:
         if self._server is not None:
             await self._server.stop(grace_s)
             self._server = None
+        if self.journal is not None:
+            await asyncio.to_thread(self.journal.close)
         if self.store is not None:
             self.store.close()
         if self._metrics is not None:
