@@ -130,8 +130,13 @@ class LobbyActor:
         # goes in its next call, so a burst opens in a few large batches.
         self._to_open: dict[str, list[PendingTable]] = {}
         self._opening: set[str] = set()
-        # Tables whose room died, waiting for a slot in another room.
+        # Tables whose room died or is being drained, waiting for a slot in another room.
         self._awaiting_resume: deque[str] = deque()
+        # Draining rooms asked to hand their tables off, not yet answered.
+        self._handing_off: set[str] = set()
+        # Nodes drained whole: no room starts there again (an upgraded node
+        # rejoins Ray under a new node id).
+        self._cordoned: set[str] = set()
         self._room_counter = 0
         self._table_counter = 0
         # A restarted lobby counts tables from 1 again: its ids carry a tag of
@@ -406,6 +411,85 @@ class LobbyActor:
             "front_doors": len(self.doors),
         }
 
+    async def drain(self, room_ids: list[str], node_id: str = "") -> dict[str, Any]:
+        """Take rooms out of service (an upgrade, a node to retire): the rooms
+        named, or every room on `node_id`, where no room starts again while
+        the node runs. No new table goes to them and a
+        replacement starts. With a store their tables move at once, as a dead
+        room's do (each stream ends UNAVAILABLE and its player reconnects to
+        wherever LookupTable points); without one their games play to the
+        end. Each room stops once it holds no table. A request naming a room
+        that does not exist or is not ready is refused whole."""
+        if bool(room_ids) == bool(node_id):
+            return {"error": "name the rooms to drain or a node, not both and not neither"}
+        if node_id:
+            if node_id not in self.placement.nodes:
+                return {"error": f"no live node {node_id} (the nodes now: {', '.join(sorted(self.placement.nodes))})"}
+            # A room starting there is drained once ready; one being released is going anyway.
+            room_ids = sorted((r.room_id for r in self.placement.rooms.values()
+                               if r.node_id == node_id and r.state in (RoomState.READY, RoomState.DRAINING)),
+                              key=room_number)
+        rooms = []
+        for room_id in dict.fromkeys(room_ids):
+            room = self.placement.rooms.get(room_id)
+            if room is None:
+                known = ", ".join(sorted(self.placement.rooms, key=room_number)) or "none"
+                return {"error": f"no room {room_id!r} (the rooms now: {known})"}
+            if room.state not in (RoomState.READY, RoomState.DRAINING):
+                return {"error": f"room {room_id} is {room.state.value}; only a ready room can be drained"}
+            rooms.append(room)
+        if node_id:
+            self._cordoned.add(node_id)
+        now = time.monotonic()
+        for room in rooms:
+            room.state = RoomState.DRAINING
+            # Tables placed in it but not yet sent there open elsewhere.
+            bound_here = self._to_open.pop(room.room_id, [])
+            for pending in bound_here:
+                self.placement.unplace(room.room_id, pending.table_id, now)
+            self._awaiting_room.extendleft(reversed(bound_here))
+            log.info("draining room %s on node %s: %d tables %s", room.room_id, room.node_id[:12], len(room.tables),
+                     "move to other rooms" if self.config.room.store is not None else "play to their end")
+        self._place_awaiting()  # starts their replacements
+        for room in rooms:
+            self._drain_step(room)
+        return {"rooms": [room.room_id for room in rooms], "tables": sum(len(room.tables) for room in rooms),
+                "tables_move": self.config.room.store is not None, "node_cordoned": bool(node_id)}
+
+    def _drain_step(self, room: Room) -> None:
+        """Stop a draining room that holds no table; with a store, ask it to
+        hand off the tables it holds (again at each tidy, for any that were
+        opening when the drain began)."""
+        if room.state is not RoomState.DRAINING or room.room_id in self._opening:
+            return
+        if not room.tables:
+            room.state = RoomState.RELEASING
+            self._spawn(self._release_room(room, "drained"))
+        elif self.config.room.store is not None and room.room_id not in self._handing_off:
+            self._handing_off.add(room.room_id)
+            self._spawn(self._hand_off(room))
+
+    async def _hand_off(self, room: Room) -> None:
+        try:
+            moved = await asyncio.wait_for(room.handle.hand_off.remote(sorted(room.tables)), OPEN_TABLES_TIMEOUT_S)
+        except (ray.exceptions.RayError, TimeoutError) as error:
+            # Dead: its watch resumes its tables. Slow: the next tidy asks again.
+            log.warning("room %s did not hand off its tables (%s)", room.room_id, type(error).__name__)
+            return
+        finally:
+            self._handing_off.discard(room.room_id)
+        now = time.monotonic()
+        for table_id in moved:
+            self.placement.unplace(room.room_id, table_id, now)
+            record = self.directory.get(table_id)
+            if record is not None:
+                record.resuming = True
+                self._awaiting_resume.append(table_id)
+        log.info("room %s handed off %d tables; they resume in other rooms", room.room_id, len(moved))
+        self._place_awaiting()
+        if not room.tables:
+            self._drain_step(room)  # else the tables it no longer holds are reported closed, and a tidy stops it
+
     async def table_record(self, table_id: str) -> dict[str, Any]:
         record = self.directory.get(table_id)
         if record is None:
@@ -632,16 +716,18 @@ class LobbyActor:
         for entrant in group.entrants:
             self._drop(entrant, refusal, message)
 
-    def _paused_nodes(self) -> set[str]:
+    def _nodes_without_new_rooms(self) -> set[str]:
+        """Nodes where no room is started now: a room failed to start there
+        lately, or the node was drained."""
         now = time.monotonic()
         self._room_starts_paused = {node: until for node, until in self._room_starts_paused.items() if until > now}
-        return set(self._room_starts_paused)
+        return set(self._room_starts_paused) | self._cordoned
 
     def _fail_awaiting_if_no_room_can_start(self) -> None:
         """While room starts are backing off after failures on every node and
         no room has a slot, the groups waiting for one are told rather than
         left hanging."""
-        if self.placement.nodes and set(self.placement.nodes) <= self._paused_nodes():
+        if self.placement.nodes and set(self.placement.nodes) <= self._nodes_without_new_rooms():
             while self._awaiting_room:
                 self._fail_pending(self._awaiting_room.popleft(), Refusal.UNAVAILABLE,
                                  "no room could be started for the table; try again shortly")
@@ -649,7 +735,7 @@ class LobbyActor:
     # -- rooms: start, watch, release -----------------------------------------------------
 
     def _start_rooms_wanted(self) -> None:
-        for node_id in self.placement.rooms_to_start(excluded=self._paused_nodes()):
+        for node_id in self.placement.rooms_to_start(excluded=self._nodes_without_new_rooms()):
             self._room_counter += 1
             room_id = f"room-{self._room_counter}"
             self.placement.add_starting(room_id, node_id)
@@ -690,6 +776,9 @@ class LobbyActor:
                                   time.monotonic(), started["metrics_endpoint"])
         log.info("room %s ready on node %s at %s", room_id, started["node_id"][:12], started["endpoint"])
         self._spawn(self._watch(room_id, handle))
+        if started["node_id"] in self._cordoned:  # drained while this room was starting there
+            self.placement.rooms[room_id].state = RoomState.DRAINING
+            self._drain_step(self.placement.rooms[room_id])
         self._place_awaiting()
 
     def _take_back_rooms(self) -> None:
@@ -787,14 +876,14 @@ class LobbyActor:
                         room_id, room.node_id[:12], why, len(moving))
         self._place_awaiting()  # also starts a replacement room if the slots now run short
 
-    async def _release_room(self, room: Room) -> None:
+    async def _release_room(self, room: Room, why: str) -> None:
         try:
             await room.handle.stop.remote()
         except ray.exceptions.RayError:
             pass  # it is going away either way
         ray.kill(room.handle)
         self.placement.remove(room.room_id)
-        log.info("released idle room %s", room.room_id)
+        log.info("released %s room %s", why, room.room_id)
 
     # -- housekeeping ------------------------------------------------------------------------
 
@@ -821,7 +910,10 @@ class LobbyActor:
         self.directory.expire(now)
         for room in self.placement.rooms_to_release(now, self.config.idle_release_s):
             room.state = RoomState.RELEASING  # at once: no table may be placed in it meanwhile
-            self._spawn(self._release_room(room))
+            self._spawn(self._release_room(room, "idle"))
+        for room in self.placement.draining():
+            self._drain_step(room)
+        self._cordoned &= set(self.placement.nodes)  # a node that left is gone for good
         self._propose()
         self._place_awaiting()
 

@@ -10,7 +10,10 @@ data (no Ray), so the placement rules are tested in process.
 - A room starts when the rooms' free slots fall below the reserve, or when
   a node has fewer rooms than its CPUs call for; never one per table.
 - An empty room beyond both is released after it has been idle a while.
-- A dead room is dropped at once: no table is placed in it again."""
+- A dead room is dropped at once: no table is placed in it again.
+- A draining room (an operator is taking it out of service) takes no new
+  table and no longer counts towards its node's rooms or the reserve, so a
+  replacement starts while its tables move out or finish."""
 
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from typing import Any
 class RoomState(enum.Enum):
     STARTING = "starting"
     READY = "ready"
+    DRAINING = "draining"
     RELEASING = "releasing"
 
 
@@ -67,7 +71,8 @@ class Placement:
         return math.ceil(self.nodes.get(node_id, 0) * self.rooms_per_cpu)
 
     def _live_rooms(self) -> list[Room]:
-        return [room for room in self.rooms.values() if room.state is not RoomState.RELEASING]
+        """The rooms that are or will be in service (starting or ready)."""
+        return [room for room in self.rooms.values() if room.state in (RoomState.STARTING, RoomState.READY)]
 
     def _rooms_per_node(self) -> Counter[str]:
         return Counter(room.node_id for room in self._live_rooms())
@@ -91,6 +96,9 @@ class Placement:
         restarted), with the tables it holds; mark_ready it next."""
         room = self.rooms[room_id] = Room(room_id, node_id, capacity, tables=set(tables))
         return room
+
+    def draining(self) -> list[Room]:
+        return [room for room in self.rooms.values() if room.state is RoomState.DRAINING]
 
     def remove(self, room_id: str) -> Room | None:
         """A room that died, failed to start or was released."""

@@ -407,14 +407,40 @@ class RoomActor:
         self.tables_failed += 1
         self._forget(table, "failed")
 
+    async def hand_off(self, table_ids: list[str]) -> list[str]:
+        """Let other rooms take these tables over (the lobby is draining this
+        room): each one's streams end UNAVAILABLE, which sends its players to
+        the lobby to ask where it went, and the table is dropped here without
+        being finished in the store. The room it resumes in claims it with a
+        new epoch, so a command still being written here is either in the
+        journal it resumes from or refused (fenced): its client, which never
+        heard it accepted, sends it again. Returns the tables handed off; a
+        game already over is closed instead, as it would be after its linger."""
+        handed = []
+        for table_id in table_ids:
+            table = self.tables.get(table_id)
+            if table is None:
+                continue  # closed meanwhile: the lobby hears so in the room's next report
+            if table.over or table.failure is not None:
+                self._close(table, "the game is over")
+                continue
+            table.close("this room is being drained and the table is moving to another room; ask the lobby where")
+            self._drop(table)
+            handed.append(table_id)
+        log.info("room %s handed off %d tables; %d tables open", self.room_id, len(handed), len(self.tables))
+        return handed
+
     def table_moved(self, table: Table) -> None:
         """Another room resumed this table: drop it here, without telling the
         lobby it ended (it did not) or marking it finished in the store."""
+        self._drop(table)
+        if self.store is not None:
+            asyncio.get_running_loop().run_in_executor(None, self.store.forget, table.table_id)
+
+    def _drop(self, table: Table) -> None:
         if self.tables.get(table.table_id) is table:
             del self.tables[table.table_id]
             del self.records[table.table_id]
-        if self.store is not None:
-            asyncio.get_running_loop().run_in_executor(None, self.store.forget, table.table_id)
 
     def _close(self, table: Table, details: str) -> None:
         if self.tables.get(table.table_id) is not table:
@@ -423,9 +449,7 @@ class RoomActor:
         self._forget(table, "finished" if table.over else "closed")
 
     def _forget(self, table: Table, outcome: str) -> None:
-        if self.tables.get(table.table_id) is table:
-            del self.tables[table.table_id]
-            del self.records[table.table_id]
+        self._drop(table)
         if self.store is not None:
             # Not resumed again: a finished game, a deserted or failed table.
             asyncio.get_running_loop().run_in_executor(None, self.store.finish, table.table_id, table.epoch, outcome)

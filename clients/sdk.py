@@ -758,7 +758,7 @@ class TableSession:
 
     async def _read_stream(self, call: grpc.aio.StreamStreamCall) -> None:
         refused: str | None = None
-        resync = replaced = False
+        resync = replaced = moved = False
         try:
             while True:
                 if self._read_delay_s:
@@ -775,6 +775,8 @@ class TableSession:
         except grpc.aio.AioRpcError as error:
             why = f"{error.code().name}: {error.details()}"
             replaced = error.code() == grpc.StatusCode.ABORTED
+            # The room does not serve the table (any more): it moved, or is moving.
+            moved = error.code() == grpc.StatusCode.NOT_FOUND
         except asyncio.CancelledError:
             # grpc.aio reports a call cancelled on this side (its channel
             # closed under it) as CancelledError; only ours is a real cancel.
@@ -790,11 +792,17 @@ class TableSession:
             self._fail(ProtocolViolation(f"table {self.table_id} sent an invalid message: {error}"))
             await self._teardown()
             return
-        await self._stream_ended(call, why, resync=resync, refused=refused, replaced=replaced)
+        await self._stream_ended(call, why, resync=resync, refused=refused, replaced=replaced, moved=moved)
 
     async def _stream_ended(
-        self, call: grpc.aio.StreamStreamCall, why: str, *, resync: bool, refused: str | None, replaced: bool = False
+        self, call: grpc.aio.StreamStreamCall, why: str, *, resync: bool, refused: str | None, replaced: bool = False,
+        moved: bool = False,
     ) -> None:
+        """What to do once a stream ended: finished, replaced, resynced, or
+        reconnected with backoff. A refused seat token is asked about once
+        (the lobby may know a new endpoint); a refusal because the room does
+        not serve the table (`moved`) is asked about on every try, since a
+        table moving to another room is served nowhere for a moment."""
         if call is not self._call or self._closed:
             return  # a stream already replaced, dropped or closed on purpose
         await self._teardown()
@@ -806,7 +814,8 @@ class TableSession:
         elif resync:
             log.info("table=%s seat=%d resync from seq %d: %s", self.table_id, self._seat, self._seq, why)
             self._recovery = asyncio.create_task(self._recover(lookup_first=False))
-        elif refused is not None and (self._lobby is None or not self._auto_reconnect or self._empty_reconnects > 0):
+        elif refused is not None and (self._lobby is None or not self._auto_reconnect
+                                      or (self._empty_reconnects > 0 and not moved)):
             self._fail(SeatTokenRejected(f"table {self.table_id} refused the seat token: {refused}"))
         elif self._auto_reconnect and self._empty_reconnects < self._max_connect_attempts:
             delay_s = _backoff_s(self._empty_reconnects)

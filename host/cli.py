@@ -1,4 +1,4 @@
-"""The `tablehost` command: serve, bots, play, demo, tournament, loadtest."""
+"""The `tablehost` command: serve, bots, play, demo, status, drain, tournament, loadtest."""
 
 from __future__ import annotations
 
@@ -247,6 +247,11 @@ def main(argv: list[str] | None = None) -> None:
     status.add_argument("--json", action="store_true", help="print the status as one JSON object")
     _add_tls_ca_argument(status)
 
+    from tablehost.host.drain import add_drain_arguments
+
+    drain = commands.add_parser("drain", help="take rooms out of service: their tables move or finish, then they stop")
+    add_drain_arguments(drain)
+
     play = commands.add_parser("play", help="play a game in the terminal against bots")
     play.add_argument("game", help="a registered game, e.g. bigtwo")
     play.add_argument("--target", default="127.0.0.1:50051")
@@ -287,6 +292,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(asyncio.run(_bots(args)))
     elif args.command == "status":
         sys.exit(asyncio.run(_status(args)))
+    elif args.command == "drain":
+        from tablehost.host.drain import run_drain
+
+        sys.exit(run_drain(args))
     elif args.command == "play":
         asyncio.run(_play(args))
     elif args.command == "tournament":

@@ -35,8 +35,11 @@ def tables_by_room(placement: Placement) -> dict[str, int]:
     return {room_id: len(room.tables) for room_id, room in placement.rooms.items()}
 
 
+IN_SERVICE = (RoomState.STARTING, RoomState.READY)  # neither draining nor being released
+
+
 def live_free(placement: Placement) -> int:
-    return sum(room.free for room in placement.rooms.values() if room.state is not RoomState.RELEASING)
+    return sum(room.free for room in placement.rooms.values() if room.state in IN_SERVICE)
 
 
 # -- the book of rooms ---------------------------------------------------------------------
@@ -110,6 +113,15 @@ def test_a_room_being_released_does_not_count() -> None:
     ready(placement, "room-1", "a")
     ready(placement, "room-2", "a").state = RoomState.RELEASING
     assert placement.rooms_to_start() == ["a"]
+
+
+def test_a_draining_room_does_not_count_so_its_replacement_starts() -> None:
+    placement = Placement(10, 1.0, 5)
+    placement.set_nodes({"a": 2})
+    ready(placement, "room-1", "a")
+    ready(placement, "room-2", "a", tables=8).state = RoomState.DRAINING
+    assert placement.rooms_to_start() == ["a"]
+    assert placement.free == 10 and [room.room_id for room in placement.draining()] == ["room-2"]
 
 
 def test_set_nodes_replaces_the_live_nodes() -> None:
@@ -235,6 +247,14 @@ def test_a_room_being_released_takes_no_table() -> None:
     placement = Placement(4, 1.0, 0)
     ready(placement, "room-1", "a").state = RoomState.RELEASING
     assert placement.place("t-1") is None
+
+
+def test_a_draining_room_takes_no_table_however_empty() -> None:
+    placement = Placement(4, 1.0, 0)
+    ready(placement, "room-1", "a").state = RoomState.DRAINING
+    busy = ready(placement, "room-2", "a", tables=3)
+    assert placement.place("t-1") is busy
+    assert placement.place("t-2") is None
 
 
 def test_tables_spread_evenly_over_rooms_and_nodes() -> None:
@@ -402,7 +422,7 @@ def cluster(
 
 def guarantees_broken(placement: Placement) -> list[str]:
     """What rooms_to_start promises once its plan is started."""
-    live = [room for room in placement.rooms.values() if room.state is not RoomState.RELEASING]
+    live = [room for room in placement.rooms.values() if room.state in IN_SERVICE]
     per_node = Counter(room.node_id for room in live)
     broken = [f"node {n} short of rooms" for n in placement.nodes if per_node[n] < placement.rooms_for_node(n)]
     if live_free(placement) < placement.free_slots:
