@@ -3,7 +3,9 @@
 joined to it by `tablehost serve --address`: bots play through both, the
 rooms land on several nodes, every hash checks out, nothing listens or
 connects beyond 127.0.0.1, and the rooms advertise the address their own
-node's environment names (--advertise-host env:NAME)."""
+node's environment names (--advertise-host env:NAME). Then an operator
+drains one node (`tablehost drain --node`): its rooms stop, none starts
+there again."""
 
 from __future__ import annotations
 
@@ -96,6 +98,18 @@ def test_two_front_doors_play_through_a_three_node_cluster(cluster: RayStartClus
         status = statuses[-1]
         outside = [socket for process in cluster.nodes + [door.process for door in doors]
                    for socket in sockets_beyond_loopback(psutil.Process(process.pid))[1]]
+        # An operator drains a node of rooms (no store here: their games are over).
+        drained_node = next(node["node_id"] for node in status["nodes"]
+                            if any(room["state"] == "ready" for room in node["rooms"]))
+        drained_pids = [room["pid"] for node in status["nodes"] if node["node_id"] == drained_node
+                        for room in node["rooms"] if room["pid"]]
+        drain = subprocess.run([*TABLEHOST, "drain", "--node", drained_node, "--address", cluster.address,
+                                "--timeout", "60"], capture_output=True, text=True, timeout=120, env=cluster.env)
+        rooms_on_drained_node = [room for node in json.loads(subprocess.run(
+            [*TABLEHOST, "status", "--target", doors[0].target, "--json"],
+            capture_output=True, text=True, check=True, timeout=60).stdout)["nodes"]
+            if node["node_id"] == drained_node for room in node["rooms"]]
+        wait_for(lambda: not any(psutil.pid_exists(pid) for pid in drained_pids), 30, "the drained rooms' processes gone")
     finally:
         stop_process_trees([door.process for door in doors])
 
@@ -112,3 +126,7 @@ def test_two_front_doors_play_through_a_three_node_cluster(cluster: RayStartClus
     # Every room serving advertises the address its node names (a starting one has none yet).
     endpoints = [room["endpoint"] for node in alive for room in node["rooms"] if room["state"] == "ready"]
     assert endpoints and all(endpoint.startswith("127.0.0.1:") for endpoint in endpoints), status["nodes"]
+    # The drained node's rooms stopped, and none started there again.
+    assert drain.returncode == 0, (drain.stdout, drain.stderr[-3000:])
+    assert drain.stdout.splitlines()[-1].startswith("drained and stopped: room-"), drain.stdout
+    assert drained_pids and rooms_on_drained_node == [], rooms_on_drained_node
