@@ -45,7 +45,8 @@ class LiveView:
             if report is not None:
                 by_node[node].append(report)
         previous_at, previous_moves = self._last
-        moves = {node: sum(r["moves"] for r in reports) for node, reports in by_node.items()}
+        # The last frame is drawn from the agents' results: one that failed has no moves.
+        moves = {node: sum(r.get("moves", 0) for r in reports) for node, reports in by_node.items()}
         interval = max(now - previous_at, 1e-6)
         rates = {node: (moves[node] - previous_moves.get(node, 0)) / interval for node in moves}
         self._last = (now, moves)
