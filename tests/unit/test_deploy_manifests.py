@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import click
 import jsonschema
@@ -650,14 +651,34 @@ def test_grafana_is_provisioned_with_prometheus_and_the_dashboard() -> None:
 # -- Prometheus and the alerts --------------------------------------------------------------------
 
 
-def test_the_shared_scrape_configuration_targets_the_front_doors_metrics_service(
+def test_prometheus_scrapes_every_front_door_on_its_own_and_asks_a_ready_one_for_the_rooms(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Front doors behind one load-balanced address would be scraped one at
+    random per scrape: a door's own metrics and the alerts on them need each
+    door at its own address, a door that is not ready (its lobby away)
+    included. The rooms' list is asked of a ready door: one that cannot reach
+    the lobby lists none."""
     config = the_cluster_config(monkeypatch)
+    objects = kuberay_objects()
+    doors = objects[("Deployment", "front-door")]
+    door_labels = doors["spec"]["template"]["metadata"]["labels"].items()
     jobs = {job["job_name"]: job for job in yaml.safe_load(PROMETHEUS.read_text())["scrape_configs"]}
-    [target] = jobs["tablehost-front-door"]["static_configs"][0]["targets"]
-    host, _, port = target.partition(":")
-    service = kuberay_objects()[("Service", host)]
-    assert int(port) == config.metrics_port == service["spec"]["ports"][0]["port"]
+    assert set(jobs["tablehost-front-door"]) == {"job_name", "dns_sd_configs"}  # no load-balanced target
+    [discovery] = jobs["tablehost-front-door"]["dns_sd_configs"]
+    [name] = discovery["names"]
+    every_door = objects[("Service", name)]["spec"]
+    assert discovery["type"] == "A" and discovery["port"] == config.metrics_port
+    assert every_door["clusterIP"] == "None" and every_door["publishNotReadyAddresses"] is True
+    assert every_door["selector"].items() <= door_labels
+    assert [(p["port"], p["targetPort"]) for p in every_door["ports"]] == [(config.metrics_port, "metrics")]
+    [rooms] = jobs["tablehost-room"]["http_sd_configs"]
+    url = urlsplit(rooms["url"])
+    assert (url.scheme, url.port, url.path) == ("http", config.metrics_port, "/targets")
+    a_ready_door = objects[("Service", url.hostname)]["spec"]
+    assert a_ready_door["type"] == "ClusterIP" and "clusterIP" not in a_ready_door
+    assert not a_ready_door.get("publishNotReadyAddresses", False)
+    assert a_ready_door["selector"].items() <= door_labels
+    assert [(p["port"], p["targetPort"]) for p in a_ready_door["ports"]] == [(config.metrics_port, "metrics")]
 
 
 def served_metric_names() -> set[str]:

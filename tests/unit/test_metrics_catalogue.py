@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import yaml
 from prometheus_client import ProcessCollector
@@ -18,6 +19,7 @@ from tablehost.host.door_metrics import DOOR_GAUGES
 ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD = ROOT / "deploy" / "grafana" / "tablehost-dashboard.json"
 SCRAPE_CONFIG = ROOT / "deploy" / "prometheus" / "prometheus.yml"
+ALERTS = ROOT / "deploy" / "prometheus" / "tablehost-alerts.yml"
 
 
 def served_names() -> set[str]:
@@ -53,12 +55,29 @@ def test_every_dashboard_query_names_a_served_metric() -> None:
     assert len({panel["id"] for panel in dashboard["panels"]}) == len(dashboard["panels"])
 
 
-def test_the_scrape_configuration_finds_rooms_where_the_front_door_lists_them() -> None:
+def test_the_scrape_configuration_finds_rooms_where_the_front_doors_list_them() -> None:
     config = yaml.safe_load(SCRAPE_CONFIG.read_text())
     jobs = {job["job_name"]: job for job in config["scrape_configs"]}
-    rooms = jobs["tablehost-room"]["http_sd_configs"][0]["url"]
-    door = jobs["tablehost-front-door"]["static_configs"][0]["targets"][0]
-    assert rooms == f"http://{door}/targets"
+    [doors] = jobs["tablehost-front-door"]["dns_sd_configs"]
+    rooms = urlsplit(jobs["tablehost-room"]["http_sd_configs"][0]["url"])
+    assert (rooms.port, rooms.path) == (doors["port"], "/targets")
+
+
+def test_what_every_front_door_reads_from_the_lobby_is_not_added_up_across_doors() -> None:
+    """Prometheus scrapes each front door: a gauge every door reads from the
+    one lobby (tables, rooms, queues) comes once per door, so a dashboard or
+    an alert takes its max over the doors; only a door's own gauges add up."""
+    lobby_wide = {name for name, help_text, _labels in DOOR_GAUGES if "this front door" not in help_text}
+    assert {"tablehost_tables_running", "tablehost_queue_waiting"} <= lobby_wide
+    assert "tablehost_door_waiting" not in lobby_wide
+    dashboard = json.loads(DASHBOARD.read_text())
+    expressions = [target["expr"] for panel in dashboard["panels"] for target in panel["targets"]]
+    expressions += [rule["expr"] for group in yaml.safe_load(ALERTS.read_text())["groups"] for rule in group["rules"]]
+    for expr in expressions:
+        for name in lobby_wide:
+            used = len(re.findall(rf"\b{name}\b", expr))
+            taken_once = len(re.findall(rf"\b(?:max|min|avg)(?:\s+by\s*\([^)]*\))?\s*\(\s*{name}\b", expr))
+            assert used == taken_once, f"{expr}: {name} is the same on every front door; take its max over them"
 
 
 def test_the_readme_documents_every_metric() -> None:
