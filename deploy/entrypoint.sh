@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tablehost image's entrypoint: one container is one Ray node, and a
 # front door must itself be a Ray node (a Ray driver runs on a node of its
-# cluster), so every role starts Ray first.
+# cluster), so every role starts Ray first, but drain-node, which acts on the
+# node its container already runs.
 #
 #   head [RAY START FLAGS] [-- SERVE FLAGS]
 #       A Ray head. With `--` and serve flags after it, the head also runs the
@@ -13,6 +14,11 @@
 #   front-door [SERVE FLAGS]
 #       Joins $RAY_HEAD_ADDRESS as a node with no CPUs (the lobby places no
 #       room on it), then runs `tablehost serve --address auto SERVE FLAGS`.
+#   drain-node [DRAIN FLAGS]
+#       In a container whose Ray node runs: drains that node (`tablehost
+#       drain --node ITS_NODE_ID DRAIN FLAGS`): its rooms' tables move to
+#       other nodes, the rooms stop, and no room starts there again. The
+#       room pods' preStop hook (deploy/kuberay/raycluster.yaml).
 #
 # Before the front door serves, it waits until a node with CPUs has joined:
 # a lobby created earlier would try to start its rooms on the nodes without
@@ -57,6 +63,19 @@ ray.shutdown()
 PYTHON
 }
 
+this_node_id() {
+    # The Ray node a driver started here joins is this container's own.
+    python - <<'PYTHON' | tail -n 1
+import logging
+
+import ray
+
+ray.init(address="auto", log_to_driver=False, logging_level=logging.WARNING)
+print(ray.get_runtime_context().get_node_id())
+ray.shutdown()
+PYTHON
+}
+
 serve() {
     wait_for_a_room_node
     exec tablehost serve --address auto "$@"
@@ -86,6 +105,10 @@ case "$role" in
         address="$(head_address front-door)"
         ray start --address="$address" --num-cpus=0 --object-store-memory="$FRONT_DOOR_OBJECT_STORE_BYTES"
         serve "$@"
+        ;;
+    drain-node)
+        node_id="$(this_node_id)"
+        exec tablehost drain --node "$node_id" "$@"
         ;;
     help | -h | --help)
         usage

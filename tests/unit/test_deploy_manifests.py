@@ -38,6 +38,7 @@ from tablehost.actors import metrics
 from tablehost.actors.room import ROOM_GAUGES
 from tablehost.host.config import HostConfig
 from tablehost.host.door_metrics import DOOR_GAUGES
+from tablehost.host.drain import add_drain_arguments
 from tablehost.host.server import LOG_ROTATION
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -188,6 +189,37 @@ def entrypoint_serve_flags() -> list[str]:
     return shlex.split(line)
 
 
+def entrypoint_roles() -> set[str]:
+    """The roles deploy/entrypoint.sh takes, each by its first name (`help`, not its aliases)."""
+    labels = re.findall(r"^ {4}([a-z|\- ]+)\)$", ENTRYPOINT.read_text(), re.MULTILINE)
+    return {label.split("|")[0].strip() for label in labels}
+
+
+def entrypoint_usage_roles() -> set[str]:
+    """The roles the entrypoint's opening comment (what `help` prints) describes."""
+    opening = ENTRYPOINT.read_text().split("\nset -euo pipefail", 1)[0]
+    return set(re.findall(r"^# {3}([a-z][a-z-]*)\b", opening, re.MULTILINE))
+
+
+def entrypoint_drain_flags() -> list[str]:
+    """The flags the entrypoint's drain-node puts before the caller's on
+    `tablehost drain`, the node id it finds at run time as RUNTIME_VALUE."""
+    [line] = re.findall(r'exec tablehost drain (.*) "\$@"$', ENTRYPOINT.read_text(), re.MULTILINE)
+    return [RUNTIME_VALUE if word == "$node_id" else word for word in shlex.split(line)]
+
+
+def guide_table(first_header: str) -> list[list[str]]:
+    """The rows of docs/operations.md's table whose first column is headed `first_header`, as cells."""
+    lines = GUIDE.read_text().splitlines()
+    start = next(index for index, line in enumerate(lines) if line.startswith(f"| {first_header} |"))
+    rows = []
+    for line in lines[start + 2:]:  # after the header and its |---| line
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
 def split_head_command(arguments: list[str]) -> tuple[list[str], list[str]]:
     """`head RAY FLAGS -- SERVE FLAGS` (deploy/entrypoint.sh): the two parts."""
     assert arguments[0] == "head" and "--" in arguments, f"not a head that serves: {arguments}"
@@ -257,6 +289,16 @@ def host_config(command: ServeCommand, monkeypatch: pytest.MonkeyPatch) -> HostC
     args, unknown = parser.parse_known_args(command.flags)
     assert not unknown, f"{command.origin}: `tablehost serve` has no flags {unknown}"
     return HostConfig.from_args(args)
+
+
+def drain_arguments(flags: list[str], origin: str) -> argparse.Namespace:
+    """A `tablehost drain` command line parsed with the CLI's own flags
+    (add_drain_arguments), spelled in full."""
+    parser = argparse.ArgumentParser(prog="tablehost drain", allow_abbrev=False)
+    add_drain_arguments(parser)
+    args, unknown = parser.parse_known_args(flags)
+    assert not unknown, f"{origin}: `tablehost drain` has no flags {unknown}"
+    return args
 
 
 def deployment_config(origin: str, monkeypatch: pytest.MonkeyPatch) -> HostConfig:
@@ -443,6 +485,29 @@ def test_the_kuberay_ports_agree_with_the_flags(monkeypatch: pytest.MonkeyPatch)
     declared = [(port["containerPort"], port["hostPort"]) for port in worker["ports"]]
     room_range = list(range(config.room_port_min, config.room_port_max + 1))
     assert declared == list(zip(room_range, room_range))
+
+
+def test_room_pods_drain_their_node_before_they_stop() -> None:
+    """A room pod deleted or evicted (an upgrade, `kubectl drain`, its group
+    scaled down) first drains its Ray node, so its tables move while their
+    rooms still run. The hook runs the image's entrypoint, its command line
+    parses with `tablehost drain`'s own flags, and it ends before Kubernetes
+    kills the pod."""
+    [rooms] = the_one(kuberay_objects(), "RayCluster")["spec"]["workerGroupSpecs"]
+    [worker] = rooms["template"]["spec"]["containers"]
+    program, role, *flags = worker["lifecycle"]["preStop"]["exec"]["command"]
+    [image_entrypoint] = [json.loads(argument) for instruction, argument in dockerfile_instructions()
+                          if instruction == "ENTRYPOINT"]
+    assert [program] == image_entrypoint and role == "drain-node" and role in entrypoint_roles()
+    args = drain_arguments(entrypoint_drain_flags() + flags, "deploy/kuberay rooms preStop")
+    assert args.node == RUNTIME_VALUE and not args.rooms
+    # Besides the drain's own timeout: the Ray driver that learns the node's id, and Ray's stop.
+    assert args.timeout + 20 <= rooms["template"]["spec"]["terminationGracePeriodSeconds"]
+
+
+def test_the_drain_check_refuses_a_misspelled_flag() -> None:
+    with pytest.raises(AssertionError, match="--timout"):
+        drain_arguments(["--node", "a-node", "--timout", "90"], "a test")
 
 
 def test_the_addresses_in_the_flags_name_services_of_the_manifests(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -883,6 +948,20 @@ def test_the_dockerfile_exposes_the_ports_the_deployments_use(monkeypatch: pytes
 
 
 # -- the documentation ----------------------------------------------------------------------------
+
+
+def test_the_roles_documented_are_the_roles_the_entrypoint_takes() -> None:
+    """docs/operations.md's table of the image's roles (`docker run
+    tablehost ROLE ...`) and the entrypoint's own usage against its `case`:
+    a role added, renamed or removed in one place fails here until the
+    others say so too."""
+    documented = set()
+    for first_cell, *_rest in guide_table("role"):
+        match = re.fullmatch(r"`([a-z][a-z-]*)\b[^`]*`.*", first_cell)
+        assert match, f"not a role: {first_cell}"
+        documented.add(match[1])
+    assert documented == entrypoint_roles()
+    assert entrypoint_usage_roles() == entrypoint_roles() - {"help"}  # help prints the usage
 
 
 @pytest.mark.parametrize("command", sorted(DOCUMENTED_COMMANDS))
