@@ -93,6 +93,11 @@ def test_on_a_three_node_cluster_agents_and_rooms_spread_and_the_totals_match_th
     assert outcome["cluster_nodes"] == 3 and outcome["loadtest_exit_code"] == 0, report["error_messages"]
     assert report["ok"] and totals["desyncs"] == 0 and totals["errors"] == 0
     assert (totals["games_completed"], totals["players_finished"], totals["players"]) == (20, 80, 80)
+    # Every move reached the four seats of its table with its hash checked,
+    # as a delta or within the first snapshot of a seat that connected after
+    # its table's first moves (which is why the first snapshots do not add
+    # one check a player on top: a run had 12 fewer than that).
+    assert totals["hashes_checked"] >= 4 * totals["moves"] > 0
     # One agent on each node; the rooms on several nodes served the tables.
     assert totals["agents"] == 3 and len({node["node_id"] for node in report["nodes"]}) == 3
     rooms_used = {room["node_id"] for room in snapshot["rooms"] if room["games_hosted"] > 0}
