@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shlex
+import textwrap
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -597,6 +598,16 @@ def test_the_tls_component_serves_tls_and_names_rooms_by_their_nodes(
     config = host_config(ServeCommand(command.origin, command.flags, {**command.env, **files}), monkeypatch)
     assert config.tls_cert_pem and config.tls_key_pem
     assert "grpc" not in container["readinessProbe"], "Kubernetes' gRPC probe cannot speak TLS"
+
+
+def test_the_guides_dns_names_for_rooms_without_tls_are_the_tls_components_patch() -> None:
+    """docs/operations.md tells how to advertise a DNS name per room node
+    without TLS: by the TLS component's own patch, which the TLS test checks."""
+    [block] = re.findall(r"^( {6}patches:\n(?: {8}.*\n)+)", GUIDE.read_text(), re.MULTILINE)
+    [documented] = yaml.safe_load(textwrap.dedent(block))["patches"]
+    [component] = [patch for patch in kustomization(TLS_COMPONENT)["patches"] if patch["target"]["kind"] == "RayCluster"]
+    assert documented["target"] == component["target"]
+    assert (KUBERAY / documented["path"]).resolve() == (TLS_COMPONENT / component["path"]).resolve()
 
 
 # -- every `tablehost serve` command line ----------------------------------------------------------
