@@ -2,11 +2,13 @@
 suite builds the image or starts a cluster: every YAML file parses; the
 RayCluster is valid against KubeRay's own schema (the oldest and the newest
 release the manifests claim), refusing unknown fields as the API server's
-strict field validation does; every `tablehost serve` and `ray start` command
-line parses with the real flags; the ports agree between the flags, the
-containers, the Services, the firewall and Prometheus; the image's Ray is the
-Ray installed here, within pyproject.toml's range; and the commands the
-README and docs/operations.md give are the ones the files are made for."""
+strict field validation does; every `tablehost serve`, `tablehost drain` (the
+room pods' preStop hook) and `ray start` command line parses with the real
+flags; the ports agree between the flags, the containers, the Services, the
+firewall and Prometheus, which scrapes each front door on its own; the
+image's Ray is the Ray installed here, within pyproject.toml's range; and the
+commands and roles the README and docs/operations.md give are the ones the
+files are made for."""
 
 from __future__ import annotations
 
