@@ -1,17 +1,19 @@
 """The `tablehost` command as a user runs it: a second front door joining
 the running cluster, bots with a JSON summary, a person playing from
-piped input, and a clean stop on SIGTERM."""
+piped input, a clean stop on SIGTERM, and a host's logs as JSON objects."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -206,3 +208,81 @@ def test_one_table_per_room_gives_each_table_a_process_of_its_own_and_idle_rooms
     assert len(set(pids.values())) == len(pids) >= 3, pids
     assert seen[-1].tables_started == 3
     assert seen[-1].rooms == 2 and seen[-1].free_slots == 2
+
+
+# A line the host wrote in the text format (actors/log_format.py's TEXT_FORMAT).
+TEXT_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} tablehost\.")
+# What Ray itself writes into each worker's output: which job and actor it runs.
+RAY_MARKER = re.compile(r"^:(job_id|actor_name|task_name):")
+
+
+def json_lines(path: Path, *, only_ours: bool) -> list[dict]:
+    """The JSON objects of one process's log, each checked for the fields
+    every line has. No line of the host's may be text; with `only_ours`,
+    no line but Ray's markers may be anything else either (without it, what
+    Ray itself prints is let through: a front door's and the lobby's output
+    carry Ray's notices and deprecation warnings)."""
+    objects = []
+    for line in path.read_text().splitlines():
+        assert not TEXT_LINE.match(line), f"{path.name}: a text line: {line}"
+        if line.startswith("{"):
+            objects.append(json.loads(line))
+            assert {"time", "level", "logger", "message"} <= objects[-1].keys(), line
+            assert objects[-1]["time"].endswith("Z"), line
+        else:
+            assert not only_ours or RAY_MARKER.match(line), f"{path.name}: not a JSON object: {line}"
+    return objects
+
+
+def logs_by_actor(logs: Path) -> dict[str, list[Path]]:
+    """Each Ray worker's stderr file under the actor it ran, as Ray marks it."""
+    actors: dict[str, list[Path]] = {}
+    for path in sorted(logs.glob("worker-*.err")):
+        names = re.findall(r"^:actor_name:(\w+)$", path.read_text(), re.MULTILINE)
+        if names:
+            actors.setdefault(names[0], []).append(path)
+    return actors
+
+
+def test_serve_with_json_logs_writes_json_objects_from_its_front_door_lobby_and_rooms() -> None:
+    """`--log-format json` on a host with an embedded Ray of its own, whose
+    workers' output Ray keeps under TMPDIR: after a game of bots, the front
+    door's stderr, the lobby's and the rooms' hold the host's lines as JSON
+    objects, and every line the room wrote about the table carries its id,
+    with the seq where the event has one."""
+    temporary = Path(tempfile.mkdtemp(prefix="th-"))  # short: Ray's socket paths live under it too
+    environment = {**os.environ, "TMPDIR": str(temporary)}
+    front_door = temporary / "serve.err"
+    with front_door.open("w") as stderr:
+        serve = subprocess.Popen(TABLEHOST + ["serve", "--port", "0", "--log-format", "json"],
+                                 stdout=subprocess.PIPE, stderr=stderr, text=True, env=environment)
+    try:
+        target = wait_for_line(serve, "listening on ", 90).removeprefix("listening on ")
+        bots = subprocess.run(TABLEHOST + ["bots", "--target", target, "--tables", "1", "--json"],
+                              capture_output=True, text=True, timeout=120)
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(30) == 0
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+    summary = json.loads(bots.stdout.strip().splitlines()[-1])
+    assert summary["games_completed"] == 1 and summary["reconnects"] == 0 and summary["moves"] > 0
+    actors = logs_by_actor(temporary / "ray" / "session_latest" / "logs")
+
+    door = json_lines(front_door, only_ours=False)
+    assert door[-1]["logger"] == "tablehost.host" and door[-1]["message"] == "host stopped"
+    lobby = [line for path in actors["LobbyActor"] for line in json_lines(path, only_ours=False)]
+    assert any(line["logger"] == "tablehost.lobby" and " started in room " in line["message"] for line in lobby)
+    rooms = [line for path in actors["RoomActor"] for line in json_lines(path, only_ours=True)]
+    about_tables = [line for line in rooms if "table_id" in line]
+    (table_id,) = {line["table_id"] for line in about_tables}
+    assert Counter(line["event"] for line in about_tables) == {
+        "table_opened": 1, "stream_open": 4, "game_over": 1, "stream_closed": 4, "table_closed": 1}
+    # The seq where the event has one: a stream opened at 0, the game over at its last move.
+    assert {line["seq"] for line in about_tables if line["event"] == "stream_open"} == {0}
+    assert [line["seq"] for line in about_tables if line["event"] in ("game_over", "table_closed")] == [
+        summary["moves"]] * 2
+    assert all(line["room_id"].startswith("room-") for line in about_tables
+               if line["event"] in ("table_opened", "table_closed"))
+    assert table_id.startswith("bigtwo-")
+    shutil.rmtree(temporary, ignore_errors=True)
