@@ -23,6 +23,7 @@ import logging
 import os
 import time
 import uuid
+import warnings
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Coroutine
@@ -64,6 +65,16 @@ OPEN_TABLES_TIMEOUT_S = 30.0
 # A restarted lobby waits this long for its rooms' inventories; a room that
 # has not answered by then is stopped (its tables resume from the store).
 ROOM_INVENTORY_TIMEOUT_S = 10.0
+
+
+def _was_restarted() -> bool:
+    """Whether Ray restarted this actor. Ray's own property reads a
+    deprecated attribute inside and warns on every call (three lines of
+    text in a log that is otherwise one JSON object a line); the warning is
+    Ray's to fix, not ours to pass on."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return bool(ray.get_runtime_context().was_current_actor_reconstructed)
 
 
 @dataclass(eq=False)
@@ -116,7 +127,7 @@ class LobbyActor:
         # Front doors compare it between calls: a new one means the lobby
         # restarted and forgot its queues, so they send their players again.
         self.incarnation = uuid.uuid4().hex
-        restarted = ray.get_runtime_context().was_current_actor_reconstructed
+        restarted = _was_restarted()
         # A restarted lobby must not deal the tables' seeds (and ids) it dealt before.
         self.seed = config.seed if config.seed is not None and not restarted else int.from_bytes(os.urandom(8), "big")
         self.rng = Random(self.seed)
@@ -423,8 +434,12 @@ class LobbyActor:
         if bool(room_ids) == bool(node_id):
             return {"error": "name the rooms to drain or a node, not both and not neither"}
         if node_id:
-            if node_id not in self.placement.nodes:
-                return {"error": f"no live node {node_id} (the nodes now: {', '.join(sorted(self.placement.nodes))})"}
+            # A prefix will do, as `tablehost status` shows the first characters of each id.
+            matches = [node for node in self.placement.nodes if node.startswith(node_id)]
+            if len(matches) != 1:
+                how = "no live node" if not matches else f"{len(matches)} live nodes match"
+                return {"error": f"{how} {node_id} (the nodes now: {', '.join(sorted(self.placement.nodes))})"}
+            node_id = matches[0]
             # A room starting there is drained once ready; one being released is going anyway.
             room_ids = sorted((r.room_id for r in self.placement.rooms.values()
                                if r.node_id == node_id and r.state in (RoomState.READY, RoomState.DRAINING)),

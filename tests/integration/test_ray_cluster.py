@@ -98,12 +98,13 @@ def test_two_front_doors_play_through_a_three_node_cluster(cluster: RayStartClus
         status = statuses[-1]
         outside = [socket for process in cluster.nodes + [door.process for door in doors]
                    for socket in sockets_beyond_loopback(psutil.Process(process.pid))[1]]
-        # An operator drains a node of rooms (no store here: their games are over).
+        # An operator drains a node of rooms, named as `tablehost status` shows it (no store
+        # here: their games are over).
         drained_node = next(node["node_id"] for node in status["nodes"]
                             if any(room["state"] == "ready" for room in node["rooms"]))
         drained_pids = [room["pid"] for node in status["nodes"] if node["node_id"] == drained_node
                         for room in node["rooms"] if room["pid"]]
-        drain = subprocess.run([*TABLEHOST, "drain", "--node", drained_node, "--address", cluster.address,
+        drain = subprocess.run([*TABLEHOST, "drain", "--node", drained_node[:12], "--address", cluster.address,
                                 "--timeout", "60"], capture_output=True, text=True, timeout=120, env=cluster.env)
         rooms_on_drained_node = [room for node in json.loads(subprocess.run(
             [*TABLEHOST, "status", "--target", doors[0].target, "--json"],
