@@ -55,6 +55,10 @@ def section(results: dict[str, Any]) -> str:
     def busy(run: str) -> str:
         return f"{sum(cores[run].values()):.2f} ({cores[run]['rooms']:.2f} rooms)"
 
+    def machine(run: str) -> str:
+        shares = r["machine_cpu"][run]
+        return f"{shares['idle']:.0%} idle, {shares['kernel']:.0%} kernel"
+
     return "\n".join([
         SECTION, "",
         f"Measured with {COMMAND} ({results['meta']['machine']}; commit {results['meta']['commit']}).", "",
@@ -79,6 +83,7 @@ def section(results: dict[str, Any]) -> str:
         f"| bots' p99 ms | {calm['p99_ms']} | {control['p99_ms']} | {attacked['p99_ms']} | "
         f"{r['p99_ratio']:.2f}x | {r['p99_ratio_to_control']:.2f}x |",
         f"| host's cores busy | {busy('calm')} | {busy('control')} | {busy('attacked')} | | |",
+        f"| the machine's CPU | {machine('calm')} | {machine('control')} | {machine('attacked')} | | |",
         f"| rooms' peak PSS MiB | {r['rooms_pss_before_mib']} | | {r['rooms_pss_peak_mib']} "
         f"({r['rooms_pss_after_mib']} once it ended) | "
         f"+{r['rooms_pss_growth_mib']} MiB ({_against(r['rooms_pss_growth_mib'], PSS_GROWTH_BOUND_MIB)}) | |",

@@ -36,7 +36,7 @@ import msgpack
 from hostbench.children import Budget, Child, worker_argv
 from hostbench.host import HOST_KINDS, HostUnderTest
 from hostbench.moves import MovesPlan, merge_bots, run_bots, split
-from hostbench.procs import MIB, cpu_delta_by_kind
+from hostbench.procs import MIB, cpu_delta_by_kind, machine_cpu_jiffies, machine_cpu_shares
 from tablehost.clients.sdk import LobbyClient
 from tablehost.v1 import table_pb2
 
@@ -234,6 +234,7 @@ class _Phase:
     bots: dict[str, Any]
     rooms_pss_peak_mib: float
     host_cores: dict[str, float]
+    machine: dict[str, float]  # the whole machine's CPU by where it went: user, kernel, idle
     beside: list[dict[str, Any]]
 
 
@@ -249,9 +250,10 @@ def _phase(host: HostUnderTest, shares: list[int], logdir: Path, seed: int, labe
                 child.send({"go": True})
             if beside:
                 time.sleep(LEAD_S)  # the attack under way before the bots start, not a synchronisation
-            before, started = host.reading(memory=False), time.monotonic()
+            before, machine_before, started = host.reading(memory=False), machine_cpu_jiffies(), time.monotonic()
             bots = merge_bots(run_bots(host, shares, logdir, seed, label, timeout_s))
             used, elapsed = cpu_delta_by_kind(before, host.reading(memory=False)), time.monotonic() - started
+            machine = machine_cpu_shares(machine_before, machine_cpu_jiffies())
             for child in beside:
                 child.send({"stop": True})
             answers = [child.next_json(CHILD_ANSWER_S) for child in beside]
@@ -259,7 +261,7 @@ def _phase(host: HostUnderTest, shares: list[int], logdir: Path, seed: int, labe
         for child in beside:
             child.stop(grace_s=3)
     cores = {kind: round(used.get(kind, 0.0) / elapsed, 3) for kind in HOST_KINDS}
-    return _Phase(bots, round(memory.peak, 1), cores, answers)
+    return _Phase(bots, round(memory.peak, 1), cores, machine, answers)
 
 
 def run(plan: AttackPlan, logdir: Path, budget: Budget, seed: int) -> dict[str, Any]:
@@ -297,6 +299,7 @@ def run(plan: AttackPlan, logdir: Path, budget: Budget, seed: int) -> dict[str, 
             "attackers_cores": round(attackers_cores, 2),
             "burners_cores": round(burnt_cores, 2),
             "host_cores": {"calm": calm.host_cores, "attacked": attacked.host_cores, "control": control.host_cores},
+            "machine_cpu": {"calm": calm.machine, "attacked": attacked.machine, "control": control.machine},
             # The same bots' tables with and without the attack: what the attack adds.
             "rooms_pss_before_mib": calm.rooms_pss_peak_mib,
             "rooms_pss_peak_mib": attacked.rooms_pss_peak_mib,
@@ -311,7 +314,8 @@ def run(plan: AttackPlan, logdir: Path, budget: Budget, seed: int) -> dict[str, 
         host.stop()
     print(f"  p99 calm {calm.bots['p99_ms']} ms, attacked {attacked.bots['p99_ms']} ms (x{result['p99_ratio']}), "
           f"beside burners of {result['burners_cores']} cores {control.bots['p99_ms']} ms "
-          f"(attacked x{result['p99_ratio_to_control']} of it); host cores {result['host_cores']}; rooms "
+          f"(attacked x{result['p99_ratio_to_control']} of it); host cores {result['host_cores']}; machine CPU "
+          f"{result['machine_cpu']}; rooms "
           f"{result['rooms_pss_before_mib']} -> peak {result['rooms_pss_peak_mib']} MiB; logs "
           f"+{result['log_growth_mib']} MiB; idle streams closed {attack['idle_streams_closed']}/"
           f"{attack['idle_streams']}; sent {attack}", flush=True)

@@ -198,6 +198,23 @@ def machine_busy_jiffies() -> tuple[int, int]:
     return total - idle, total
 
 
+def machine_cpu_jiffies() -> dict[str, int]:
+    """The whole machine's CPU jiffies since boot by where they went, from
+    /proc/stat: user (nice included), kernel (system, irq and softirq: the
+    kernel's own work, such as loopback TCP for every process), idle (iowait
+    included)."""
+    user, nice, system, idle, iowait, irq, softirq, steal = (
+        int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:9])
+    return {"user": user + nice, "kernel": system + irq + softirq, "idle": idle + iowait, "steal": steal}
+
+
+def machine_cpu_shares(before: dict[str, int], after: dict[str, int]) -> dict[str, float]:
+    """Each part's share of the machine's CPU time between two readings."""
+    spent = {part: after[part] - before[part] for part in before}
+    total = max(sum(spent.values()), 1)
+    return {part: round(jiffies / total, 3) for part, jiffies in spent.items()}
+
+
 def memory_info() -> dict[str, int]:
     """MemTotal and MemAvailable in bytes."""
     found: dict[str, int] = {}
