@@ -10,7 +10,7 @@ host and one load agent in the same local Ray, every player a real SDK
 client checking every hash, arriving at once, no think time, one game per
 table); the agent reports its own CPU seconds (getrusage), so the load
 generator's cost is CPU ms per move in the agent. "The most this machine
-holds" is the largest level of a doubling ladder (250, 500, 1,000 tables)
+holds" is the largest level of a doubling ladder (250, 500, 1,000, 2,000 tables)
 whose every game finished clean within the duration bound; the ladder
 stops at the first that did not.
 
@@ -56,7 +56,7 @@ PLOT = ROOT / "docs" / "loadtest.png"
 TABLEHOST = [sys.executable, "-m", "tablehost.host.cli"]
 SEED = 20261205
 LEVELS = (1, 25, 100)
-LADDER = (250, 500, 1000)
+LADDER = (250, 500, 1000, 2000)
 DURATION_S = 300.0
 QUICK_LEVELS = (1, 5)
 
