@@ -337,7 +337,9 @@ def plot(results: dict[str, Any], path: Path) -> None:
         axis.plot(tables, floor, marker="s", color="#c0392b", label="grpc.aio echo floor, same streams")
         axis.set_xscale("log")
         axis.set_xticks(tables)
-        axis.set_xticklabels([f"{t:,}" for t in tables])
+        # A level that did not finish clean within the duration is starred.
+        axis.set_xticklabels([f"{r['tables']:,}" + ("" if r["loadtest"]["ok"] else "*") for r in rows],
+                             rotation=45)
         axis.minorticks_off()
         axis.set_xlabel("tables (4 players each)")
         axis.set_ylabel(label)
@@ -347,7 +349,9 @@ def plot(results: dict[str, Any], path: Path) -> None:
                  label="loadtest p50")
     axes[0].legend(loc="best", fontsize=8)
     axes[1].legend(loc="best", fontsize=8)
-    figure.suptitle(f"tablehost loadtest beside a grpc.aio echo floor on {results['machine']}", fontsize=9)
+    starred = "; * not every game finished clean within the run's bound" if not all(
+        r["loadtest"]["ok"] for r in rows) else ""
+    figure.suptitle(f"tablehost loadtest beside a grpc.aio echo floor on {results['machine']}{starred}", fontsize=9)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)
     plt.close(figure)
