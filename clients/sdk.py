@@ -117,6 +117,13 @@ class SeatTokenRejected(SessionDisconnected):
     table this room no longer serves."""
 
 
+class TableClosed(SessionDisconnected):
+    """The table was closed before its game ended (every player left, a
+    tournament's no-shows, a failed game) and no room serves it any more:
+    its room refused the seat (not served here) and the lobby knows no
+    running table of that id."""
+
+
 class TableUnreachable(SessionDisconnected):
     """Reconnecting gave up: neither the table's endpoint nor the one the
     lobby named accepted a connection within the allowed attempts."""
@@ -801,15 +808,18 @@ class TableSession:
         """What to do once a stream ended: finished, replaced, resynced, or
         reconnected with backoff. A refused seat token is asked about once
         (the lobby may know a new endpoint); a refusal because the room does
-        not serve the table (`moved`) is asked about on every try, since a
-        table moving to another room is served nowhere for a moment."""
+        not serve the table (`moved`) is asked about on every try while the
+        lobby says the table is between rooms (served nowhere for a moment),
+        and ends the session with TableClosed once it knows no such table."""
         if call is not self._call or self._closed:
             return  # a stream already replaced, dropped or closed on purpose
         await self._teardown()
         if self.result is not None:
             self._notify()  # the game is over: the room closing streams is the normal end
             return
-        if replaced:
+        if refused is not None and moved and await self._table_gone():
+            self._fail(TableClosed(f"table {self.table_id} was closed and no room serves it any more ({why})"))
+        elif replaced:
             self._fail(StreamReplaced(f"another stream for seat {self._seat} of table {self.table_id} took over ({why})"))
         elif resync:
             log.info("table=%s seat=%d resync from seq %d: %s", self.table_id, self._seat, self._seq, why)
@@ -830,6 +840,19 @@ class TableSession:
                 SessionDisconnected(f"stream to table {self.table_id} at {self.endpoint} ended ({why}); call reconnect()")
             )
         self._notify()
+
+    async def _table_gone(self) -> bool:
+        """Whether the lobby says no room will serve the table again (it
+        finished or was closed), rather than that it is between rooms."""
+        if self._lobby is None:
+            return False  # nobody to ask: a refused token, as any other
+        try:
+            await self._lobby.lookup_table(self.table_id)
+        except TableNotRunning:
+            return False  # it resumes in another room
+        except LobbyError as error:
+            return error.code == grpc.StatusCode.NOT_FOUND
+        return False
 
     async def _recover(self, lookup_first: bool, delay_s: float = 0.0) -> None:
         try:

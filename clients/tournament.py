@@ -19,7 +19,7 @@ import grpc.aio
 
 from tablehost.clients.bots import Bot, PlayStats, play_seat
 from tablehost.clients.codec import encode
-from tablehost.clients.sdk import Assignment, LobbyClient, TableSession, open_channel
+from tablehost.clients.sdk import Assignment, LobbyClient, TableClosed, TableSession, open_channel
 from tablehost.v1 import tournament_pb2 as pb
 from tablehost.v1 import tournament_pb2_grpc
 
@@ -126,7 +126,9 @@ async def play_tournament(client: TournamentClient, lobby: LobbyClient, tourname
     each in its own task (a round's status arrives while the game goes on);
     returns when the tournament is over."""
     report = PlayerReport(player, stats if stats is not None else PlayStats())
-    games: set[asyncio.Task[Any]] = set()
+    # Kept until the end (one a round, so few): a table's failure surfaces
+    # when the tournament is over, not lost with a task nobody awaited.
+    games: list[asyncio.Task[Any]] = []
     try:
         async for event in client.watch(tournament_id, player, player_key):
             kind = event.WhichOneof("event")
@@ -135,9 +137,7 @@ async def play_tournament(client: TournamentClient, lobby: LobbyClient, tourname
             elif kind == "round_started" and event.round_started.HasField("table"):
                 assignment = Assignment.from_proto(event.round_started.table)
                 report.tables.append(assignment.table_id)
-                task = asyncio.get_running_loop().create_task(_play_table(assignment, lobby, bot, report.stats))
-                games.add(task)
-                task.add_done_callback(games.discard)
+                games.append(asyncio.get_running_loop().create_task(_play_table(assignment, lobby, bot, report.stats)))
             elif kind == "status":
                 report.final = event.status
         await asyncio.gather(*games)
@@ -160,4 +160,7 @@ async def _play_table(assignment: Assignment, lobby: LobbyClient, bot: Bot, stat
             if asyncio.get_running_loop().time() > deadline:
                 raise
     async with session:
-        await play_seat(session, bot, stats)
+        try:
+            await play_seat(session, bot, stats)
+        except TableClosed:
+            pass  # closed unfinished (its no-shows): the tournament's results say how it ended
