@@ -87,10 +87,10 @@ class _Pending:
 
 class Journal:
     """Group commits in a writer thread of the journal's own. A table's
-    command crosses the room's event loop once on its way back (to be
-    published), not once per await of a task: under a flood that fills
-    every turn of the loop, each crossing is a wait, and a durable move paid
-    three of them more than a move with no store."""
+    command crosses the room's event loop once, on its way back to be
+    published; as a task awaiting a worker thread it crossed it up to three
+    times (the task started, the thread's result, the task resumed), and
+    under a flood that fills every turn of the loop each crossing is a wait."""
 
     def __init__(self, store: TableStore) -> None:
         self.store = store
