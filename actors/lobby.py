@@ -26,6 +26,7 @@ import uuid
 import warnings
 from collections import deque
 from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import Any, Coroutine
 
 import ray
@@ -485,6 +486,7 @@ class LobbyActor:
             self._spawn(self._hand_off(room))
 
     async def _hand_off(self, room: Room) -> None:
+        """Ask a draining room to let its tables go, and resume them elsewhere."""
         try:
             moved = await asyncio.wait_for(room.handle.hand_off.remote(sorted(room.tables)), OPEN_TABLES_TIMEOUT_S)
         except (ray.exceptions.RayError, TimeoutError) as error:
@@ -496,10 +498,7 @@ class LobbyActor:
         now = time.monotonic()
         for table_id in moved:
             self.placement.unplace(room.room_id, table_id, now)
-            record = self.directory.get(table_id)
-            if record is not None:
-                record.resuming = True
-                self._awaiting_resume.append(table_id)
+        self._resume_elsewhere(moved)
         log.info("room %s handed off %d tables; they resume in other rooms", room.room_id, len(moved))
         self._place_awaiting()
         if not room.tables:
@@ -882,14 +881,20 @@ class LobbyActor:
                         room_id, room.node_id[:12], why, len(lost))
         else:
             moving = self.directory.tables_in(room_id)
-            for table_id in moving:
-                record = self.directory.get(table_id)
-                if record is not None:
-                    record.resuming = True
-                    self._awaiting_resume.append(table_id)
+            self._resume_elsewhere(moving)
             log.warning("room %s on node %s is gone (%s); its %d tables resume in other rooms",
                         room_id, room.node_id[:12], why, len(moving))
         self._place_awaiting()  # also starts a replacement room if the slots now run short
+
+    def _resume_elsewhere(self, table_ids: Iterable[str]) -> None:
+        """Tables no room serves now (theirs died, or handed them off): each
+        waits for a slot in another room, which resumes it from the store;
+        LookupTable answers `running: false` meanwhile."""
+        for table_id in table_ids:
+            record = self.directory.get(table_id)
+            if record is not None:
+                record.resuming = True
+                self._awaiting_resume.append(table_id)
 
     async def _release_room(self, room: Room, why: str) -> None:
         try:
