@@ -62,7 +62,7 @@ class RoomConfig:
     hello_timeout_s: float = 5.0
     # Streams a room holds open waiting for their hello; past it, the one
     # that has waited longest is closed (a client says hello at once).
-    max_streams_awaiting_hello: int = 512
+    max_streams_awaiting_hello: int = 128
     # Spectator streams one table serves at once (each seat has one stream).
     max_spectators_per_table: int = 64
     # PEM certificate chain and private key the room's table server presents;

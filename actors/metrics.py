@@ -41,6 +41,8 @@ DESYNCS = Counter("tablehost_desyncs", "Acks whose view hash differed from the h
                   ["game"])
 RESYNCS = Counter("tablehost_resyncs", "Snapshots sent to a stream to bring it back in step: after a desync, "
                   "or a reconnect further behind than the table's log replays", ["game"])
+FLOODS = Counter("tablehost_streams_flooded", "Table streams ended because they sent far more than their seat's "
+                 "budget (the seat is then refused new streams for a moment)", ["game"])
 RECONNECTS = Counter("tablehost_reconnects", "Streams opened for a seat that had opened one before", ["game"])
 TIMER_EXPIRIES = Counter("tablehost_timer_expiries", "Turn deadlines that passed, each answered with the "
                          "request's default as an automatic move", ["game"])
@@ -67,6 +69,7 @@ class TableMetrics:
     desyncs: Counter
     resyncs: Counter
     reconnects: Counter
+    floods: Counter
     timer_expiries: Counter
     move_latency: Histogram
     opened: Counter
@@ -78,7 +81,7 @@ class TableMetrics:
     def of(cls, game: str) -> TableMetrics:
         return cls(
             MOVES.labels(game, "player"), MOVES.labels(game, "automatic"), DESYNCS.labels(game),
-            RESYNCS.labels(game), RECONNECTS.labels(game), TIMER_EXPIRIES.labels(game),
+            RESYNCS.labels(game), RECONNECTS.labels(game), FLOODS.labels(game), TIMER_EXPIRIES.labels(game),
             MOVE_LATENCY.labels(game), TABLES_OPENED.labels(game), GAMES_FINISHED.labels(game), TABLES_FAILED.labels(game), game,
         )
 

@@ -56,6 +56,7 @@ class StreamEnd(enum.Enum):
     UNAVAILABLE = "unavailable"  # closed unfinished (deserted) or the room is stopping
     FAILED = "failed"  # the game's rules failed: status INTERNAL
     REPLACED = "replaced"  # a newer stream for the same seat took over: status ABORTED
+    FLOODED = "flooded"  # it sent far more than its seat's budget: status RESOURCE_EXHAUSTED
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,13 @@ from tablehost.actors.journal import Journal, through_outage
 from tablehost.actors.log_format import configure_logging, log_fields
 from tablehost.actors.metrics import Gauge, MetricsServer, serve_process_metrics
 from tablehost.actors.process_tuning import tune_garbage_collection
-from tablehost.actors.server_options import ROOM_PENDING_CALLS, bind_port, server_credentials, server_options
+from tablehost.actors.server_options import (
+    ROOM_PENDING_CALLS,
+    ROOM_STREAMS_PER_CONNECTION,
+    bind_port,
+    server_credentials,
+    server_options,
+)
 from tablehost.actors.store import TableExists, TableStore, open_store
 from tablehost.actors.table import Table
 from tablehost.actors.table_service import TableService
@@ -153,7 +159,8 @@ class RoomActor:
             if self.config.store is not None:
                 self.store = await asyncio.to_thread(open_store, self.config.store)
                 self.journal = Journal(self.store)
-            server = aio.server(options=server_options(self.config.max_message_bytes, ROOM_PENDING_CALLS))
+            server = aio.server(options=server_options(self.config.max_message_bytes, ROOM_PENDING_CALLS,
+                                                      streams_per_connection=ROOM_STREAMS_PER_CONNECTION))
             TableService(self.tables, self.config).add_to_server(server)
             health_servicer = health.aio.HealthServicer()
             health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -535,6 +542,7 @@ class RoomActor:
             "automatic_moves": table.stats.automatic_moves,
             "rejects": table.stats.rejects,
             "desyncs": table.stats.desyncs,
+            "streams_flooded": table.stats.floods,
             "state_hash": table.match.state_hash(),
             "remembered_rejections": table.remembered_rejections,
         }

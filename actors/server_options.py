@@ -11,10 +11,21 @@ table streams, which arrive as its tables start or move to it. There each
 call held costs some 20 KiB, and a client opening and cancelling streams as
 fast as it could (no hello needed) grew a room by 600 MiB of calls it had
 yet to pick up, memory the process kept after the flood (the attack
-benchmark's stream-opening flood, with the front door's limit). A room's
-limit (ROOM_PENDING_CALLS) is the seats of a full room of four-seat tables,
-every player reconnecting at the same moment; a call refused past it is
+benchmark's stream-opening flood, with the front door's limit); 2,000
+silent streams arriving at once still grew it by some 40 MiB with a limit
+of 2,048. A room's limit (ROOM_PENDING_CALLS) holds a quarter of a full
+room's seats reconnecting at the same moment; a call refused past it is
 retried by the SDK like any dropped stream.
+
+A room also caps the streams one connection may have open at once
+(ROOM_STREAMS_PER_CONNECTION, HTTP/2's MAX_CONCURRENT_STREAMS; the front
+door has none, as load drivers put many players' calls on one connection).
+gRPC counts a stream the client cancelled until the room has let go of it,
+and refuses streams past the cap with REFUSED_STREAM before any of the
+room's Python sees them: a client opening and cancelling streams as fast as
+it can on one connection (HTTP/2's "rapid reset") holds at most that many of
+the room's calls. The SDK opens a connection for each seat's stream; a
+client playing many seats opens more connections.
 
 Connections are kept honest too: a connection with no call open for
 CONNECTION_IDLE_MS is closed (clients reconnect on their next call, as gRPC
@@ -31,7 +42,8 @@ import grpc
 from grpc import aio
 
 FRONT_DOOR_PENDING_CALLS = 100_000
-ROOM_PENDING_CALLS = 2_048
+ROOM_PENDING_CALLS = 512
+ROOM_STREAMS_PER_CONNECTION = 16
 CONNECTION_IDLE_MS = 60_000
 KEEPALIVE_TIME_MS = 30_000
 KEEPALIVE_TIMEOUT_MS = 10_000
@@ -44,10 +56,14 @@ def server_options(
     max_pending_calls: int,
     *,
     connection_idle_ms: int = CONNECTION_IDLE_MS,
+    streams_per_connection: int | None = None,
 ) -> list[tuple[str, int]]:
     """`max_pending_calls`: calls arrived and not yet picked up that gRPC
-    holds before it cancels more (FRONT_DOOR_PENDING_CALLS, ROOM_PENDING_CALLS)."""
-    return [
+    holds before it cancels more (FRONT_DOOR_PENDING_CALLS, ROOM_PENDING_CALLS);
+    `streams_per_connection`: the most streams one connection may have open
+    (None: no cap)."""
+    capped = [] if streams_per_connection is None else [("grpc.max_concurrent_streams", streams_per_connection)]
+    return capped + [
         ("grpc.max_receive_message_length", max_receive_bytes),
         ("grpc.server.max_pending_requests", max_pending_calls),
         ("grpc.server.max_pending_requests_hard_limit", max_pending_calls),

@@ -64,6 +64,8 @@ MAX_QUEUED_COMMITS = 64
 # A checkpoint of the state goes with every this many commands, so a resume
 # replays at most this many.
 CHECKPOINT_EVERY = 64
+# How long a seat whose stream was ended for flooding is refused new streams.
+FLOOD_COOLDOWN_S = 2.0
 
 
 def wall_clock_ms() -> int:
@@ -71,7 +73,7 @@ def wall_clock_ms() -> int:
 
 
 class TokenBucket:
-    """Per-stream flood control: `rate` messages a second, `burst` at once."""
+    """Flood control: `rate` messages a second, `burst` at once."""
 
     __slots__ = ("rate", "burst", "_tokens", "_stamp")
 
@@ -89,16 +91,47 @@ class TokenBucket:
         return True
 
 
+class SeatBudget:
+    """What one seat's streams may send, shared by its successive streams (a
+    new stream, which replaces the old, must not refill it for a flooder):
+    commits and other messages (acks) have separate budgets, so a client
+    acking every delta of a fast table is never refused a move for it.
+
+    A message over its budget is answered RATE_LIMITED while the seat's flood
+    allowance (as large again as the commit budget) lasts. Past it, answering
+    each message would cost the room as much as the flood does, so the stream
+    is ended instead (RESOURCE_EXHAUSTED, and what the client had sent after
+    is never read), and the seat's new streams are refused for
+    FLOOD_COOLDOWN_S."""
+
+    __slots__ = ("commits", "acks", "flood", "cooling_until")
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.commits = TokenBucket(rate, burst)
+        self.acks = TokenBucket(rate * ACKS_PER_COMMIT, burst * ACKS_PER_COMMIT)
+        self.flood = TokenBucket(rate, burst)
+        self.cooling_until = 0.0
+
+    def flooded(self) -> bool:
+        """Count a message refused for its rate: True when it is past the flood
+        allowance, and starts the seat's cooldown."""
+        if self.flood.take():
+            return False
+        self.cooling_until = time.monotonic() + FLOOD_COOLDOWN_S
+        return True
+
+    def cooling_down(self) -> float:
+        """Seconds until the seat may open a stream again after a flood (0: it may)."""
+        return max(0.0, self.cooling_until - time.monotonic())
+
+
 @dataclass(eq=False)
 class Subscriber:
-    """One open stream: a seat's player, or a spectator (seat -1). Commits
-    and other messages (acks) have separate budgets, so a client acking
-    every delta of a fast table is never refused a move for it; a seat's
-    budgets are the seat's, shared by its successive streams."""
+    """One open stream: a seat's player, or a spectator (seat -1, with a
+    budget of its own: a table has few spectator streams, and none can act)."""
 
     seat: int
-    bucket: TokenBucket
-    ack_bucket: TokenBucket
+    budget: SeatBudget
     outbox: Outbox[Outbound] = field(default_factory=lambda: Outbox(record_size))
     # What this stream provokes in the log (rejections, desyncs) is rate-limited.
     log_budget: LogBudget = field(default_factory=LogBudget)
@@ -120,6 +153,7 @@ class TableStats:
     automatic_moves: int = 0
     rejects: int = 0
     desyncs: int = 0
+    floods: int = 0
 
 
 class TableOwner(Protocol):
@@ -190,7 +224,7 @@ class Table:
         self._spectators = 0
         # A seat's message budgets outlive its streams: opening a new stream
         # (which replaces the old) must not refill them for a flooder.
-        self._seat_buckets: dict[int, tuple[TokenBucket, TokenBucket]] = {}
+        self._seat_budgets: dict[int, SeatBudget] = {}
         # The changes published by this incarnation: _log[i] is seq _log_start + i + 1
         # (a resumed table starts with none of the changes before it).
         self._log: list[Change] = []
@@ -256,12 +290,10 @@ class Table:
         which ends (ABORTED), so two sessions of one seat cannot both act."""
         if seat != SPECTATOR_SEAT:
             self._end_streams_of(seat)
-            buckets = self._seat_buckets.get(seat)
-            if buckets is None:
-                buckets = self._seat_buckets[seat] = self._new_buckets()
+            budget = self._seat_budget(seat)
         else:
-            buckets = self._new_buckets()  # at most MAX_SPECTATORS streams; a spectator cannot act
-        subscriber = Subscriber(seat, *buckets)
+            budget = SeatBudget(self._rate, self._burst)
+        subscriber = Subscriber(seat, budget)
         self._subscribers.add(subscriber)
         if seat == SPECTATOR_SEAT:
             if not self._watch_as_spectator():
@@ -356,9 +388,8 @@ class Table:
         # An act_id out of bounds is never echoed: each answer would be as
         # large as the flood that provoked it.
         act_id_fits = len(act_id) <= MAX_ACT_ID_LENGTH and 0 < len(act_id.encode()) <= MAX_ACT_ID_LENGTH
-        if not subscriber.bucket.take():
-            self._reject(subscriber, act_id if act_id_fits else "", Reason.RATE_LIMITED,
-                         "too many messages; slow down", remember=False)
+        if not subscriber.budget.commits.take():
+            self.refuse_for_rate(subscriber, act_id if act_id_fits else "")
             return
         if not act_id_fits:
             self._reject(subscriber, "", Reason.PROTOCOL,
@@ -498,14 +529,52 @@ class Table:
                 )
             subscriber.outbox.put(self._snapshot(subscriber.seat))
 
-    def _new_buckets(self) -> tuple[TokenBucket, TokenBucket]:
-        """Budgets for commits and for other messages (acks)."""
-        return (TokenBucket(self._rate, self._burst),
-                TokenBucket(self._rate * ACKS_PER_COMMIT, self._burst * ACKS_PER_COMMIT))
+    def _seat_budget(self, seat: int) -> SeatBudget:
+        budget = self._seat_budgets.get(seat)
+        if budget is None:
+            budget = self._seat_budgets[seat] = SeatBudget(self._rate, self._burst)
+        return budget
+
+    def cooling_down(self, seat: int) -> float:
+        """Seconds until `seat` may open a stream again after its last one was
+        ended for flooding (0: it may now)."""
+        budget = self._seat_budgets.get(seat)
+        return 0.0 if budget is None else budget.cooling_down()
 
     def rate_limited(self, subscriber: Subscriber) -> bool:
-        """True when a message other than a commit must be dropped for flooding."""
-        return not subscriber.ack_bucket.take()
+        """True when a message other than a commit is over its budget (and has
+        been answered, or its stream ended, by refuse_for_rate)."""
+        if subscriber.budget.acks.take():
+            return False
+        self.refuse_for_rate(subscriber, "")
+        return True
+
+    def refuse_for_rate(self, subscriber: Subscriber, act_id: str) -> None:
+        """Answer a message over its seat's budget RATE_LIMITED, or end its
+        stream (RESOURCE_EXHAUSTED) once the seat is past its flood allowance."""
+        if not subscriber.budget.flooded():
+            self._reject(subscriber, act_id, Reason.RATE_LIMITED, "too many messages; slow down", remember=False)
+            return
+        if subscriber not in self._subscribers:
+            return  # already ended
+        self.stats.floods += 1
+        self.metrics.floods.inc()
+        left_out = subscriber.log_budget.take()
+        if left_out is not None:
+            log.info("stream ended for flooding table=%s seat=%d%s", self.table_id, subscriber.seat,
+                     left_out_note(left_out),
+                     extra=log_fields("stream_flooded", table_id=self.table_id, seat=subscriber.seat))
+        self.unsubscribe(subscriber)
+        again = (f" and this seat may open a stream again in {FLOOD_COOLDOWN_S:g} s"
+                 if subscriber.seat != SPECTATOR_SEAT else "")
+        subscriber.outbox.put(CloseOut(
+            f"this stream sent messages far over its budget ({self._rate:g} commits a second, {self._burst:g} at "
+            f"once), so it is closed{again}", StreamEnd.FLOODED))
+
+    def serves(self, subscriber: Subscriber) -> bool:
+        """Whether the stream is still attached (not replaced, ended or closed):
+        what a detached stream sends is ignored, so it need not be read."""
+        return subscriber in self._subscribers
 
     # -- internals -------------------------------------------------------------
 

@@ -60,6 +60,7 @@ STATUS_OF_ENDING = {
     StreamEnd.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
     StreamEnd.FAILED: grpc.StatusCode.INTERNAL,
     StreamEnd.REPLACED: grpc.StatusCode.ABORTED,
+    StreamEnd.FLOODED: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 
@@ -248,6 +249,11 @@ class TableService:
             raise Refused(grpc.StatusCode.UNAUTHENTICATED,
                           f"the seat token names seat {claim.seat}; table {table.table_id} has seats "
                           f"0-{table.seat_count - 1} (and -1 for spectators)")
+        cooling_s = table.cooling_down(claim.seat)
+        if cooling_s > 0:
+            raise Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                          f"seat {claim.seat} of table {table.table_id} flooded its last stream; open a stream again "
+                          f"in {cooling_s:.1f} s", rejection=False)
         if claim.seat == SPECTATOR_SEAT and table.spectator_streams >= self._max_spectators:
             raise Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
                           f"table {table.table_id} has its maximum of {self._max_spectators} spectator streams; "
@@ -269,8 +275,10 @@ class TableService:
                 await context.write(to_proto(message))
 
     async def _read(self, table: Table, subscriber: Subscriber, requests: AsyncIterator[bytes]) -> None:
-        """Client messages, in order, applied on the room's loop. When the
-        client half-closes, wake the writer so the stream can end."""
+        """Client messages, in order, applied on the room's loop, until the
+        stream is detached from its table (what it sent after is ignored, so
+        reading it would only cost the room). When the client half-closes,
+        wake the writer so the stream can end."""
         try:
             async for data in requests:
                 message = parse_client_message(data)
@@ -278,7 +286,7 @@ class TableService:
                 if kind == "commit":
                     table.commit(subscriber, message.commit.act_id, message.commit.action)
                 elif table.rate_limited(subscriber):
-                    subscriber.outbox.put(RejectionOut("", Reason.RATE_LIMITED, "too many messages; slow down"))
+                    pass  # answered, or the stream ended for flooding
                 elif kind == "ack":
                     table.ack(subscriber, message.ack.seq, message.ack.view_hash)
                 elif message is None:
@@ -288,5 +296,7 @@ class TableService:
                 else:
                     what = f"a {kind}" if kind else "a message with no kind"
                     subscriber.outbox.put(RejectionOut("", Reason.PROTOCOL, f"unexpected {what} after hello"))
+                if not table.serves(subscriber):
+                    break  # replaced, ended or closed: its end is queued, and the rest is never read
         finally:
             subscriber.outbox.put(_CLIENT_DONE)

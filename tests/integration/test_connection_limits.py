@@ -13,12 +13,13 @@ import pytest
 from conftest import run
 from grpc import aio
 
-from tablehost.actors.config import DEFAULT_TABLES_PER_ROOM
+from tablehost.actors.config import DEFAULT_TABLES_PER_ROOM, RoomConfig
 from tablehost.actors.server_options import (
     FRONT_DOOR_PENDING_CALLS,
     MAX_PING_STRIKES,
     MIN_CLIENT_PING_INTERVAL_MS,
     ROOM_PENDING_CALLS,
+    ROOM_STREAMS_PER_CONNECTION,
     server_options,
 )
 
@@ -138,6 +139,63 @@ def test_calls_past_the_pending_bound_are_cancelled_at_once_and_the_rest_served(
     assert bound <= len(served) <= bound + 4, len(served)  # the bound, and the few gRPC asks for ahead
 
 
-def test_a_room_takes_every_player_of_a_full_room_reconnecting_at_once_and_far_fewer_calls_than_a_front_door() -> None:
-    assert ROOM_PENDING_CALLS >= DEFAULT_TABLES_PER_ROOM * 4
+def test_a_room_holds_far_fewer_calls_than_a_front_door_and_more_than_it_lets_wait_for_a_hello() -> None:
+    # A full room's players reconnecting at one moment are more than it holds
+    # (500 tables of four): those cancelled are tried again by the SDK.
+    assert RoomConfig().max_streams_awaiting_hello <= ROOM_PENDING_CALLS < DEFAULT_TABLES_PER_ROOM * 4
     assert ROOM_PENDING_CALLS * 10 < FRONT_DOOR_PENDING_CALLS
+    assert ("grpc.max_concurrent_streams", ROOM_STREAMS_PER_CONNECTION) in server_options(
+        1024, ROOM_PENDING_CALLS, streams_per_connection=ROOM_STREAMS_PER_CONNECTION)
+    assert not any(name == "grpc.max_concurrent_streams" for name, _ in server_options(1024, FRONT_DOOR_PENDING_CALLS))
+
+
+def test_a_connection_past_its_stream_cap_waits_while_another_connection_is_served() -> None:
+    """Streams past the cap on one connection are not let in (gRPC holds them
+    on the client until one of the connection's streams ends), while a stream
+    on another connection is served at once: a client opening streams as fast
+    as it can holds at most the cap of the server's calls per connection."""
+    cap = 2
+    entered: list[str] = []
+
+    async def hold(requests, context) -> None:
+        async for message in requests:
+            entered.append(message.decode())
+            break
+        async for _ in requests:
+            pass
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        handlers = grpc.method_handlers_generic_handler("test.Hold", {"Hold": grpc.stream_stream_rpc_method_handler(
+            hold, request_deserializer=None, response_serializer=None)})
+        server = aio.server(options=server_options(1024, 1000, streams_per_connection=cap))
+        server.add_generic_rpc_handlers((handlers,))
+        target = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
+        await server.start()
+        own = [("grpc.use_local_subchannel_pool", 1)]
+        try:
+            async with aio.insecure_channel(target, options=own) as first, \
+                    aio.insecure_channel(target, options=own) as second:
+                calls = [first.stream_stream("/test.Hold/Hold")() for _ in range(cap + 1)]
+                for index, call in enumerate(calls[:cap]):
+                    await call.write(f"first-{index}".encode())
+                over = asyncio.ensure_future(calls[cap].write(b"first-over-the-cap"))
+                other = second.stream_stream("/test.Hold/Hold")()
+                await other.write(b"second-0")
+                async with asyncio.timeout(10):
+                    while "second-0" not in entered or len(entered) < cap + 1:
+                        await asyncio.sleep(0.01)
+                while_capped = list(entered)
+                await calls[0].done_writing()  # one of the connection's streams ends: the held one goes in
+                async with asyncio.timeout(10):
+                    await over
+                    while "first-over-the-cap" not in entered:
+                        await asyncio.sleep(0.01)
+                for call in (*calls, other):
+                    call.cancel()
+                return while_capped, list(entered)
+        finally:
+            await server.stop(0)
+
+    while_capped, finally_entered = run(scenario())
+    assert sorted(while_capped) == ["first-0", "first-1", "second-0"]
+    assert finally_entered[-1] == "first-over-the-cap"

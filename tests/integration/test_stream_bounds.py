@@ -8,6 +8,7 @@ that never says hello is closed; spectators are bounded per table."""
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 
 import grpc
@@ -18,6 +19,7 @@ from conftest import run
 from support import close_all, play_randomly, seat_table, table_status, wait_until
 
 from tablehost.actors.config import RoomConfig
+from tablehost.actors.server_options import ROOM_STREAMS_PER_CONNECTION
 from tablehost.actors.tokens import SeatClaim, sign_seat_token
 from tablehost.clients.sdk import LobbyClient, StreamReplaced, TableSession
 from tablehost.v1 import table_pb2
@@ -25,6 +27,8 @@ from tablehost.v1 import table_pb2
 pytestmark = pytest.mark.integration
 
 PLAY = "/tablehost.v1.Table/Play"
+# A connection of its own for a stream (gRPC shares one among a process's channels).
+OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
 # A client's own window of unread messages stays small (no bandwidth probing),
 # so a client that does not read holds the room's writes back at once.
 SMALL_WINDOW = [("grpc.http2.bdp_probe", 0)]
@@ -101,13 +105,18 @@ def test_a_reader_that_never_reads_is_ended_with_resource_exhausted_and_the_room
             flood = RawStream(spectator.endpoint, SMALL_WINDOW)
             await flood.send(hello(spectator.seat_token))
             await wait_until(lambda: host.call(table_status(host, table_id))["streams"] == 5, timeout=10)
-            # Act_ids far over their 64-byte limit, in messages just under the room's 16 KiB.
+            # Act_ids far over their 64-byte limit, in messages just under the room's 16 KiB,
+            # and short distinct ones (remembered, boundedly): all within the stream's budget.
             huge_act_id, action = "a" * 15_000, msgpack.packb({"type": "pass"})
             sent = 0
             try:
-                for index in range(3000):
-                    # 15 KB act_ids (never echoed), and short distinct ones (remembered, boundedly)
+                for index in range(300):
                     await flood.send(commit(huge_act_id if index % 2 else f"short-{index}", action))
+                    sent += 1
+                # Then acks that do not match the view, each answered with a snapshot the
+                # reader never reads: its queue overflows before its budget runs out.
+                for index in range(2000):
+                    await flood.send(table_pb2.ClientMessage(ack=table_pb2.Ack(seq=0, view_hash="not-the-view")))
                     sent += 1
                     if index % 100 == 99 and (await table_status(host, table_id))["streams"] == 4:
                         break
@@ -163,6 +172,57 @@ def test_four_streams_of_one_seat_leave_only_the_newest(host) -> None:
         assert code == grpc.StatusCode.ABORTED and details == "replaced by a newer stream for seat 1"
     assert streams_open == 4  # three SDK sessions and the newest raw stream
     assert reconnects == 0 and not connected  # the SDK did not fight for its seat
+    assert all(s.result is not None and s.desyncs == 0 for s in sessions)
+
+
+def test_a_seat_flooding_far_over_its_budget_loses_its_stream_and_is_refused_streams_for_a_while(host) -> None:
+    """The room answers RATE_LIMITED for a while, then ends the stream instead
+    of answering (and reading) the rest of the flood; the seat's new streams
+    are refused until its cooldown has passed, and then it plays on."""
+
+    async def scenario():
+        lobbies, sessions = await seat_table(host.target)
+        flood = refused = None
+        try:
+            token, endpoint = sessions[1].assignment.seat_token, sessions[1].assignment.endpoint
+            flood = RawStream(endpoint)
+            await flood.send(hello(token))
+            reading = asyncio.ensure_future(flood.ending(timeout=30))  # answers read as they come
+            sent = 0
+            try:
+                async with asyncio.timeout(30):
+                    for index in range(5_000):
+                        await flood.send(commit(f"flood-{index}", msgpack.packb({"type": "pass"})))
+                        sent += 1
+            except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                pass  # ended: the rest is never sent
+            flood_ending = await reading
+            status = await table_status(host, sessions[1].table_id)
+            refused = RawStream(endpoint)
+            await refused.send(hello(token))
+            refused_ending = await refused.ending()
+            await sessions[1].reconnect()  # after the cooldown the seat may play again
+
+            async def taken_back() -> bool:
+                return sessions[1].connected
+
+            await wait_until(taken_back, 15)
+            await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
+            return sent, flood_ending, status, refused_ending, sessions
+        finally:
+            for stream in (flood, refused):
+                if stream is not None:
+                    await stream.close()
+            await close_all(lobbies, sessions)
+
+    sent, (flood_code, flood_details, answers), status, (code, details, _), sessions = run(scenario())
+    assert status["streams_flooded"] == 1 and status["seq"] == 0
+    # The room's status, unless the client's gRPC ended the call itself for a
+    # write that raced it (INTERNAL, "Internal error from Core").
+    assert (flood_code == grpc.StatusCode.RESOURCE_EXHAUSTED and "far over its budget" in flood_details
+            or flood_code == grpc.StatusCode.INTERNAL), (flood_code, flood_details)
+    assert answers < sent  # the flood's end came before an answer to each of its commits
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "flooded its last stream" in details
     assert all(s.result is not None and s.desyncs == 0 for s in sessions)
 
 
@@ -277,7 +337,8 @@ def test_a_token_of_another_run_of_the_host_is_refused(host) -> None:
 def test_streams_that_never_say_hello_are_closed_after_the_hello_timeout(host) -> None:
     async def scenario():
         lobbies, sessions = await seat_table(host.target)
-        silent = [RawStream(sessions[0].assignment.endpoint) for _ in range(50)]
+        # Each on its own connection: a room takes 16 streams at once on one.
+        silent = [RawStream(sessions[0].assignment.endpoint, OWN_CONNECTION) for _ in range(50)]
         try:
             started = time.monotonic()
             endings = await asyncio.gather(*(stream.ending(timeout=10) for stream in silent))
@@ -297,7 +358,7 @@ def test_streams_that_never_say_hello_are_closed_after_the_hello_timeout(host) -
 
 
 def test_past_the_rooms_bound_on_silent_streams_the_one_waiting_longest_is_closed(host) -> None:
-    """More streams wait for their hello than the room keeps (512): the
+    """More streams wait for their hello than the room keeps (128): the
     oldest are closed RESOURCE_EXHAUSTED at once, the rest at the hello
     timeout, and a client that says hello meanwhile is served."""
     bound = RoomConfig().max_streams_awaiting_hello
@@ -305,9 +366,11 @@ def test_past_the_rooms_bound_on_silent_streams_the_one_waiting_longest_is_close
 
     async def scenario():
         lobbies, sessions = await seat_table(host.target)
-        channel = grpc.aio.insecure_channel(sessions[0].assignment.endpoint)
+        # As many connections as the room's cap of streams on one requires.
+        channels = [grpc.aio.insecure_channel(sessions[0].assignment.endpoint, options=OWN_CONNECTION)
+                    for _ in range(math.ceil((bound + extra) / ROOM_STREAMS_PER_CONNECTION))]
         try:
-            silent = [channel.stream_stream(PLAY)() for _ in range(bound + extra)]
+            silent = [channels[index % len(channels)].stream_stream(PLAY)() for index in range(bound + extra)]
             watcher = LobbyClient(host.target)
             spectator = await TableSession.connect(await watcher.spectate(sessions[0].table_id), watcher)
             watched = spectator.view is not None
@@ -323,7 +386,8 @@ def test_past_the_rooms_bound_on_silent_streams_the_one_waiting_longest_is_close
             await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
             return endings, watched
         finally:
-            await channel.close()
+            for channel in channels:
+                await channel.close()
             await close_all(lobbies, sessions)
 
     endings, watched = run(scenario())
@@ -341,11 +405,11 @@ def test_spectator_streams_are_bounded_per_table(host) -> None:
         try:
             spectator = await watcher.spectate(sessions[0].table_id)
             for _ in range(64):
-                stream = RawStream(spectator.endpoint)
+                stream = RawStream(spectator.endpoint, OWN_CONNECTION)
                 await stream.send(hello(spectator.seat_token))
                 assert (await stream.read(1))[0].HasField("snapshot")
                 watchers.append(stream)
-            one_too_many = RawStream(spectator.endpoint)
+            one_too_many = RawStream(spectator.endpoint, OWN_CONNECTION)
             watchers.append(one_too_many)
             await one_too_many.send(hello(spectator.seat_token))
             ending = await one_too_many.ending()

@@ -5,8 +5,8 @@ import asyncio
 
 import msgpack
 
-from tablehost.actors.outbound import RejectionOut
-from tablehost.actors.table import Table
+from tablehost.actors.outbound import CloseOut, RejectionOut, StreamEnd
+from tablehost.actors.table import FLOOD_COOLDOWN_S, Table
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.engine.errors import Reason
 
@@ -72,6 +72,39 @@ def test_acks_have_their_own_budget_so_acking_never_costs_a_move() -> None:
     seq, messages = asyncio.run(scenario())
     assert seq == 1
     assert not any(isinstance(m, RejectionOut) for m in messages)
+
+
+def test_a_seat_flooding_past_its_allowance_has_its_stream_ended_and_is_refused_streams_for_a_while() -> None:
+    """Over its budget a seat is answered RATE_LIMITED as long again as its
+    burst; past that its stream ends (RESOURCE_EXHAUSTED on the wire) and
+    nothing more is answered, so a flood costs the room no answers, and the
+    seat may not open a stream again until its cooldown has passed."""
+
+    async def scenario():
+        table = Table("t-flood", BIGTWO, 7, ["a", "b", "c", "d"], {}, rate=1.0, burst=3.0)
+        not_to_act = (BIGTWO.to_act(table.match.state) + 1) % 4
+        assert table.cooling_down(not_to_act) == 0
+        stream = table.subscribe(not_to_act, 0)
+        drain(stream)
+        hash_before = table.match.state_hash()
+        for i in range(20):
+            table.commit(stream, f"c{i}", msgpack.packb({"type": "pass"}))
+        for _ in range(20):
+            table.rate_limited(stream)  # acks of a flooder: ignored once its stream has ended
+        messages = drain(stream)
+        served, cooling = table.serves(stream), table.cooling_down(not_to_act)
+        others = table.subscribe((not_to_act + 1) % 4, 0)
+        other_cooling = table.cooling_down((not_to_act + 1) % 4)
+        table.close("done")
+        return messages, served, cooling, other_cooling, hash_before, table, others
+
+    messages, served, cooling, other_cooling, hash_before, table, _ = asyncio.run(scenario())
+    reasons = [m.reason for m in messages if isinstance(m, RejectionOut)]
+    assert reasons == [Reason.NOT_YOUR_TURN] * 3 + [Reason.RATE_LIMITED] * 3
+    ending = messages[-1]
+    assert isinstance(ending, CloseOut) and ending.ending is StreamEnd.FLOODED and "far over its budget" in ending.details
+    assert not served and 0 < cooling <= FLOOD_COOLDOWN_S and other_cooling == 0
+    assert table.stats.floods == 1 and table.match.state_hash() == hash_before and table.seq == 0
 
 
 # -- bounded memory, one stream per seat, hostile bytes ------------------------
