@@ -43,9 +43,29 @@ from tablehost.v1 import table_pb2
 PLAY = "/{}/Play".format(table_pb2.DESCRIPTOR.services_by_name["Table"].full_name)
 HUGE_ACT_ID = 60 * 1024
 ATTACKS = ("slow_reader", "many_streams", "stream_opens", "idle")
+# What a room must take without its other tables noticing: the floods of a
+# slow reader with oversized act_ids, of many streams of one seat, and of
+# silent streams; then the same with the stream-opening flood ("rapid reset")
+# beside them, which costs a room for every call it picks up however early it
+# refuses it.
+ATTACK_SETS = (("floods", ("slow_reader", "many_streams", "idle")),
+               ("floods_and_rapid_reset", ATTACKS))
+BURNER_SHARE_MAX = 0.5
 LEAD_S = 2.0  # how long the attack (or the control's burners) runs before the bots start
 CHILD_READY_S = 60.0
 CHILD_ANSWER_S = 150.0
+# Each channel on a connection of its own (gRPC would otherwise share one
+# among the channels of a process): the attackers spread their streams over
+# connections, as an attacker facing a room's cap on streams per connection
+# would, and no attack waits behind another's streams.
+_OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
+SEAT_STREAMS = 4  # the seat-streams attack: streams at once, each on its own connection
+OPENERS = 4  # the stream-opening attack: connections opening streams at once
+IDLE_STREAMS_PER_CONNECTION = 10
+WRITE_WAIT_S = 1.0
+# A commit the room does not take at once (its stream is no longer read): the
+# attacker gives up on the stream and opens another rather than wait.
+COMMIT_WAIT_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -54,8 +74,8 @@ class AttackPlan:
     split_above: int
     idle_streams: int
     bots_timeout_s: float = 240.0
-    # Which attacks run (all of them unless one is being looked at alone).
-    kinds: tuple[str, ...] = ATTACKS
+    # The sets of attacks, each measured on its own (with its own control), by name.
+    sets: tuple[tuple[str, tuple[str, ...]], ...] = ATTACK_SETS
     # The host's --store ("" for its default: a local folder, every move made durable).
     store: str = ""
 
@@ -65,10 +85,11 @@ def _hello(token: str) -> bytes:
 
 
 async def _said_hello(call: Any, token: str) -> bool:
-    """Send a stream's hello; False when the stream had already ended."""
+    """Send a stream's hello; False when the stream had already ended (or was
+    not let open within a second: its connection is at the room's cap)."""
     try:
-        await call.write(_hello(token))
-    except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+        await asyncio.wait_for(call.write(_hello(token)), WRITE_WAIT_S)
+    except (grpc.aio.AioRpcError, asyncio.InvalidStateError, TimeoutError):
         return False
     return True
 
@@ -119,7 +140,7 @@ class Attackers:
                 await lobby.close()
 
     async def _slow_reader(self, endpoint: str, token: str) -> None:
-        async with grpc.aio.insecure_channel(endpoint) as channel:
+        async with grpc.aio.insecure_channel(endpoint, options=_OWN_CONNECTION) as channel:
             call = None
             number = 0
             while not self.stop.is_set():
@@ -138,39 +159,49 @@ class Attackers:
                 self.sent["huge_act_ids"] += 1
 
     async def _many_streams(self, endpoint: str, token: str) -> None:
-        async with grpc.aio.insecure_channel(endpoint) as channel:
-            number = 0
+        channels = [grpc.aio.insecure_channel(endpoint, options=_OWN_CONNECTION) for _ in range(SEAT_STREAMS)]
+        number = 0
+        try:
             while not self.stop.is_set():
-                calls = [channel.stream_stream(PLAY)() for _ in range(4)]
+                calls = [channel.stream_stream(PLAY)() for channel in channels]
                 for call in calls:
                     # (One that ended before its hello went out: the next round opens more.)
                     self.sent["seat_streams"] += await _said_hello(call, token)
-                for _ in range(50):
-                    for call in calls:
+                for call in calls:
+                    for _ in range(50):
                         number += 1
                         try:
-                            await call.write(_commit(f"refused-{number}", {"type": "no-such-action"}))
-                            self.sent["refused_commits"] += 1
-                        except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
-                            pass  # replaced by a newer stream of the seat
+                            await asyncio.wait_for(call.write(_commit(f"refused-{number}", {"type": "no-such-action"})),
+                                                   COMMIT_WAIT_S)
+                        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, TimeoutError):
+                            break  # replaced by a newer stream of the seat, or ended for flooding: open more
+                        self.sent["refused_commits"] += 1
                 for call in calls:
                     call.cancel()
+        finally:
+            for channel in channels:
+                await channel.close()
 
     async def _stream_opens(self, endpoint: str, token: str) -> None:
         """Streams of one seat opened, sent a hello and cancelled at once, as
-        fast as this process can (HTTP/2's "rapid reset"): the room pays for
-        every call it picks up, and holds those it has yet to."""
-        async with grpc.aio.insecure_channel(endpoint) as channel:
-            while not self.stop.is_set():
-                call = channel.stream_stream(PLAY)()
-                await _said_hello(call, token)
-                call.cancel()
-                self.sent["opened_and_cancelled"] += 1
+        fast as this process can (HTTP/2's "rapid reset"), from OPENERS
+        connections at once: the room pays for every call it picks up, and
+        holds those it has yet to."""
+
+        async def opener() -> None:
+            async with grpc.aio.insecure_channel(endpoint, options=_OWN_CONNECTION) as channel:
+                while not self.stop.is_set():
+                    call = channel.stream_stream(PLAY)()
+                    await _said_hello(call, token)
+                    call.cancel()
+                    self.sent["opened_and_cancelled"] += 1
+
+        await asyncio.gather(*(opener() for _ in range(OPENERS)))
 
     async def _idle(self, endpoint: str) -> None:
-        channels = [grpc.aio.insecure_channel(endpoint, options=[("grpc.use_local_subchannel_pool", 1)])
-                    for _ in range(self.idle_streams // 100)]
-        calls = [channel.stream_stream(PLAY)() for channel in channels for _ in range(100)]
+        channels = [grpc.aio.insecure_channel(endpoint, options=_OWN_CONNECTION)
+                    for _ in range(self.idle_streams // IDLE_STREAMS_PER_CONNECTION)]
+        calls = [channel.stream_stream(PLAY)() for channel in channels for _ in range(IDLE_STREAMS_PER_CONNECTION)]
 
         async def ended(call: Any) -> None:
             try:
@@ -264,59 +295,70 @@ def _phase(host: HostUnderTest, shares: list[int], logdir: Path, seed: int, labe
     return _Phase(bots, round(memory.peak, 1), cores, machine, answers)
 
 
+def _attacked_and_control(host: HostUnderTest, plan: AttackPlan, kinds: tuple[str, ...], shares: list[int],
+                          logdir: Path, budget: Budget, seed: int, calm: _Phase) -> dict[str, Any]:
+    """The bots' tables under the attacks `kinds`, then beside burners using as
+    much CPU as those attackers did; each read against the calm run."""
+    name = "-".join(kinds)
+    logs_before = _log_bytes(host)
+    attackers = Child(f"attackers-{name}", worker_argv("attack", "--target", host.target, "--idle-streams",
+                                                       str(plan.idle_streams), "--kinds", ",".join(kinds)),
+                      logdir, stdin=True)
+    attacked = _phase(host, shares, logdir, seed, f"attacks-under-{name}", budget.seconds(plan.bots_timeout_s),
+                      [attackers])
+    log_growth = _log_bytes(host) - logs_before
+    after_mib = _rooms_pss_mib(host)
+    attack = attacked.beside[0]
+    attackers_cores = attack["cpu_s"] / max(attack["wall_s"], 1e-9)
+    # Several burners of half a core at most: the attackers' CPU is spread
+    # over their threads (gRPC's among them), and one thread asking for
+    # nearly a whole core of a crowded machine gets less than they did.
+    count = max(1, math.ceil(attackers_cores / BURNER_SHARE_MAX))
+    burners = [Child(f"burner-{name}-{index}", worker_argv("burn", "--share", f"{attackers_cores / count:.3f}"),
+                     logdir, stdin=True) for index in range(count)]
+    control = _phase(host, shares, logdir, seed + 1, f"attacks-control-{name}", budget.seconds(plan.bots_timeout_s),
+                     burners)
+    burnt_cores = sum(b["cpu_s"] for b in control.beside) / max(max(b["wall_s"] for b in control.beside), 1e-9)
+    result = {
+        "kinds": list(kinds),
+        "attacked": attacked.bots,
+        "control": control.bots,
+        "attack": attack,
+        "attackers_cores": round(attackers_cores, 2),
+        "burners_cores": round(burnt_cores, 2),
+        "host_cores": {"calm": calm.host_cores, "attacked": attacked.host_cores, "control": control.host_cores},
+        "machine_cpu": {"calm": calm.machine, "attacked": attacked.machine, "control": control.machine},
+        # The same bots' tables with and without the attack: what the attack adds.
+        "rooms_pss_peak_mib": attacked.rooms_pss_peak_mib,
+        "rooms_pss_growth_mib": round(attacked.rooms_pss_peak_mib - calm.rooms_pss_peak_mib, 1),
+        "rooms_pss_after_mib": round(after_mib, 1),
+        "log_growth_mib": round(log_growth / MIB, 2),
+        "p99_ratio": round(attacked.bots["p99_ms"] / max(calm.bots["p99_ms"], 1e-9), 2),
+        "p99_control_ratio": round(control.bots["p99_ms"] / max(calm.bots["p99_ms"], 1e-9), 2),
+        "p99_ratio_to_control": round(attacked.bots["p99_ms"] / max(control.bots["p99_ms"], 1e-9), 2),
+    }
+    print(f"  {name}: p99 calm {calm.bots['p99_ms']} ms, attacked {attacked.bots['p99_ms']} ms "
+          f"(x{result['p99_ratio']}), beside burners of {result['burners_cores']} cores {control.bots['p99_ms']} ms "
+          f"(attacked x{result['p99_ratio_to_control']} of it); host cores {result['host_cores']}; machine CPU "
+          f"{result['machine_cpu']}; rooms {calm.rooms_pss_peak_mib} -> peak {attacked.rooms_pss_peak_mib} MiB; "
+          f"logs +{result['log_growth_mib']} MiB; idle streams closed {attack['idle_streams_closed']}/"
+          f"{attack['idle_streams']}; sent {attack}", flush=True)
+    return result
+
+
 def run(plan: AttackPlan, logdir: Path, budget: Budget, seed: int) -> dict[str, Any]:
-    """Three runs of the same tables of bots on one host: alone; under the attack; and
-    beside burners using as much CPU as the attackers did (the control: on this
-    machine the attackers' own CPU is taken from the host's cores)."""
+    """The same tables of bots on one host: alone; then, for each set of
+    attacks, under it and beside burners using as much CPU as its attackers
+    did (the control: on this machine the attackers' own CPU is taken from the
+    host's cores)."""
     shares = split(plan.tables, MovesPlan(levels=(plan.tables,), floors_at=(), split_above=plan.split_above))
     store = ["--store", plan.store] if plan.store else []
     host = HostUnderTest("host-attacks", ["--seed", str(seed), *store], logdir, budget)
     try:
         run_bots(host, [1], logdir, seed + 1, "attacks-warmup", budget.seconds(plan.bots_timeout_s))
         calm = _phase(host, shares, logdir, seed + 10, "attacks-calm", budget.seconds(plan.bots_timeout_s), [])
-        logs_before = _log_bytes(host)
-        attackers = Child("attackers", worker_argv("attack", "--target", host.target, "--idle-streams",
-                                                   str(plan.idle_streams), "--kinds", ",".join(plan.kinds)),
-                          logdir, stdin=True)
-        attacked = _phase(host, shares, logdir, seed + 20, "attacks-under", budget.seconds(plan.bots_timeout_s),
-                          [attackers])
-        log_growth = _log_bytes(host) - logs_before
-        after_mib = _rooms_pss_mib(host)
-        attack = attacked.beside[0]
-        attackers_cores = attack["cpu_s"] / max(attack["wall_s"], 1e-9)
-        count = max(1, math.ceil(attackers_cores))
-        burners = [Child(f"burner-{index}", worker_argv("burn", "--share", f"{attackers_cores / count:.3f}"),
-                         logdir, stdin=True) for index in range(count)]
-        control = _phase(host, shares, logdir, seed + 30, "attacks-control", budget.seconds(plan.bots_timeout_s),
-                         burners)
-        burnt_cores = sum(b["cpu_s"] for b in control.beside) / max(max(b["wall_s"] for b in control.beside), 1e-9)
-        result = {
-            "plan": plan.__dict__,
-            "calm": calm.bots,
-            "attacked": attacked.bots,
-            "control": control.bots,
-            "attack": attack,
-            "attackers_cores": round(attackers_cores, 2),
-            "burners_cores": round(burnt_cores, 2),
-            "host_cores": {"calm": calm.host_cores, "attacked": attacked.host_cores, "control": control.host_cores},
-            "machine_cpu": {"calm": calm.machine, "attacked": attacked.machine, "control": control.machine},
-            # The same bots' tables with and without the attack: what the attack adds.
-            "rooms_pss_before_mib": calm.rooms_pss_peak_mib,
-            "rooms_pss_peak_mib": attacked.rooms_pss_peak_mib,
-            "rooms_pss_growth_mib": round(attacked.rooms_pss_peak_mib - calm.rooms_pss_peak_mib, 1),
-            "rooms_pss_after_mib": round(after_mib, 1),
-            "log_growth_mib": round(log_growth / MIB, 2),
-            "p99_ratio": round(attacked.bots["p99_ms"] / max(calm.bots["p99_ms"], 1e-9), 2),
-            "p99_control_ratio": round(control.bots["p99_ms"] / max(calm.bots["p99_ms"], 1e-9), 2),
-            "p99_ratio_to_control": round(attacked.bots["p99_ms"] / max(control.bots["p99_ms"], 1e-9), 2),
-        }
+        sets = {name: _attacked_and_control(host, plan, kinds, shares, logdir, budget, seed + 20 * (index + 1), calm)
+                for index, (name, kinds) in enumerate(plan.sets)}
     finally:
         host.stop()
-    print(f"  p99 calm {calm.bots['p99_ms']} ms, attacked {attacked.bots['p99_ms']} ms (x{result['p99_ratio']}), "
-          f"beside burners of {result['burners_cores']} cores {control.bots['p99_ms']} ms "
-          f"(attacked x{result['p99_ratio_to_control']} of it); host cores {result['host_cores']}; machine CPU "
-          f"{result['machine_cpu']}; rooms "
-          f"{result['rooms_pss_before_mib']} -> peak {result['rooms_pss_peak_mib']} MiB; logs "
-          f"+{result['log_growth_mib']} MiB; idle streams closed {attack['idle_streams_closed']}/"
-          f"{attack['idle_streams']}; sent {attack}", flush=True)
-    return result
+    return {"plan": plan.__dict__, "calm": calm.bots, "rooms_pss_before_mib": calm.rooms_pss_peak_mib, "sets": sets}

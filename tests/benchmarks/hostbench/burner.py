@@ -13,20 +13,24 @@ import threading
 import time
 from typing import Any
 
-PERIOD_S = 0.01  # busy for `share` of every period, asleep for the rest
+SLICE_S = 0.001  # how long it spins, or sleeps, between looks at its CPU time
 
 
 def burn(share: float, stop: threading.Event) -> None:
-    """Use `share` (0-1) of a core until `stop` is set: each period, spin until
-    this thread has had its share of CPU (counted in CPU time, so a burner
-    the scheduler holds back still takes what the attackers took), then sleep
-    for what is left of the period."""
-    busy_s = PERIOD_S * min(max(share, 0.0), 1.0)
+    """Use `share` (0-1) of a core until `stop` is set: spin while this thread
+    has had less CPU than `share` of the time since it started, sleep while it
+    has had enough. A burner the scheduler holds back stays runnable until it
+    has caught up, as the attackers (always runnable) do, so it takes what
+    they took even from a crowded machine."""
+    share = min(max(share, 0.0), 1.0)
+    started, used = time.monotonic(), time.thread_time()
     while not stop.is_set():
-        started, used = time.monotonic(), time.thread_time()
-        while time.thread_time() - used < busy_s:
-            pass
-        stop.wait(max(0.0, PERIOD_S - (time.monotonic() - started)))
+        if time.thread_time() - used < share * (time.monotonic() - started):
+            until = time.thread_time() + SLICE_S
+            while time.thread_time() < until:
+                pass
+        else:
+            stop.wait(SLICE_S)
 
 
 class Burner:
