@@ -62,7 +62,14 @@ def server_options(
     holds before it cancels more (FRONT_DOOR_PENDING_CALLS, ROOM_PENDING_CALLS);
     `streams_per_connection`: the most streams one connection may have open
     (None: no cap)."""
-    capped = [] if streams_per_connection is None else [("grpc.max_concurrent_streams", streams_per_connection)]
+    capped = [] if streams_per_connection is None else [
+        ("grpc.max_concurrent_streams", streams_per_connection),
+        # What a client may send ahead of what the room has read stays at
+        # HTTP/2's initial window (64 KiB a stream) instead of growing with
+        # gRPC's bandwidth probing: a stream the room no longer reads (ended
+        # for flooding, or replaced) cannot make it buffer megabytes.
+        ("grpc.http2.bdp_probe", 0),
+    ]
     return capped + [
         ("grpc.max_receive_message_length", max_receive_bytes),
         ("grpc.server.max_pending_requests", max_pending_calls),

@@ -144,8 +144,9 @@ def test_a_room_holds_far_fewer_calls_than_a_front_door_and_more_than_it_lets_wa
     # (500 tables of four): those cancelled are tried again by the SDK.
     assert RoomConfig().max_streams_awaiting_hello <= ROOM_PENDING_CALLS < DEFAULT_TABLES_PER_ROOM * 4
     assert ROOM_PENDING_CALLS * 10 < FRONT_DOOR_PENDING_CALLS
-    assert ("grpc.max_concurrent_streams", ROOM_STREAMS_PER_CONNECTION) in server_options(
-        1024, ROOM_PENDING_CALLS, streams_per_connection=ROOM_STREAMS_PER_CONNECTION)
+    room = server_options(1024, ROOM_PENDING_CALLS, streams_per_connection=ROOM_STREAMS_PER_CONNECTION)
+    assert ("grpc.max_concurrent_streams", ROOM_STREAMS_PER_CONNECTION) in room
+    assert ("grpc.http2.bdp_probe", 0) in room  # a client's unread sends stay within HTTP/2's initial window
     assert not any(name == "grpc.max_concurrent_streams" for name, _ in server_options(1024, FRONT_DOOR_PENDING_CALLS))
 
 
