@@ -176,9 +176,13 @@ def test_a_connection_past_its_stream_cap_waits_while_another_connection_is_serv
         try:
             async with aio.insecure_channel(target, options=own) as first, \
                     aio.insecure_channel(target, options=own) as second:
-                calls = [first.stream_stream("/test.Hold/Hold")() for _ in range(cap + 1)]
-                for index, call in enumerate(calls[:cap]):
-                    await call.write(f"first-{index}".encode())
+                # One at a time: gRPC starts a call's stream as the call is made, so
+                # calls made together would take the connection's slots in any order.
+                calls = []
+                for index in range(cap):
+                    calls.append(first.stream_stream("/test.Hold/Hold")())
+                    await calls[-1].write(f"first-{index}".encode())
+                calls.append(first.stream_stream("/test.Hold/Hold")())
                 over = asyncio.ensure_future(calls[cap].write(b"first-over-the-cap"))
                 other = second.stream_stream("/test.Hold/Hold")()
                 await other.write(b"second-0")
