@@ -12,6 +12,7 @@ Each hypothesis example is a batch of byte strings sent together, so the
 from __future__ import annotations
 
 import asyncio
+import time
 
 import grpc
 import msgpack
@@ -28,6 +29,11 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 BATCH = 50
 EXAMPLES = 200  # 10,000 byte strings per RPC
+# The seat's budget (the test host's 200 commits and 800 other messages a
+# second) holds a fifth of the strings being commits at this rate, so each is
+# parsed and judged rather than refused for its rate, and the seat is never
+# cut off for flooding (actors/table.py SeatBudget).
+WITHIN_BUDGET_PER_S = 500
 # A status that means the server failed on the input rather than refusing it.
 CRASHES = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.DATA_LOSS,
            grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.DEADLINE_EXCEEDED}
@@ -78,6 +84,19 @@ client_messages = st.one_of(st.binary(max_size=64), commits, acks, hellos, any_f
 lobby_requests = st.one_of(st.binary(max_size=64), any_fields)
 fuzz_settings = settings(max_examples=EXAMPLES, deadline=None, database=None,
                          suppress_health_check=list(HealthCheck))
+
+
+class Pace:
+    """At most one batch every `interval_s`: the fuzzed seat sends at a rate,
+    not a flood."""
+
+    def __init__(self, interval_s: float) -> None:
+        self.interval_s = interval_s
+        self._next = time.monotonic()
+
+    def wait(self) -> None:
+        time.sleep(max(0.0, self._next - time.monotonic()))  # a rate, not a synchronisation
+        self._next = max(self._next, time.monotonic()) + self.interval_s
 
 
 # -- a table nobody acts at while the bytes arrive --------------------------------
@@ -135,9 +154,12 @@ def test_generated_bytes_on_the_table_stream_are_answered_and_change_nothing(hos
     statuses: dict[str, set[grpc.StatusCode]] = {"after hello": set(), "first": set()}
     sent = {"after hello": 0, "first": 0}
 
+    pace = Pace(BATCH / WITHIN_BUDGET_PER_S)
+
     @fuzz_settings
     @given(st.lists(client_messages, min_size=BATCH, max_size=BATCH))
     def after_a_hello(batch: list[bytes]) -> None:
+        pace.wait()
         code, received = run(play_stream(endpoint, [hello, *batch]))
         assert code not in CRASHES and received, (code, batch)
         for raw in received:
