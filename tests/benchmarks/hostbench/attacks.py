@@ -1,15 +1,18 @@
-"""Scenario: a room under attack. The same tables of bots are measured three times on
-one host: alone; while attackers (a process of their own, on loopback, for as long as
-the bots play) do what once grew a room to a gigabyte and filled the disk with its log;
-and beside burners that use as much CPU as the attackers did (hostbench.burner):
+"""Scenario: a room under attack. The same tables of bots are measured on one host:
+alone; then, for each set of attacks (ATTACK_SETS), while attackers (a process of their
+own, on loopback, for as long as the bots play) do what once grew a room to a gigabyte
+and filled the disk with its log, and beside burners that use as much CPU as those
+attackers did (hostbench.burner):
 
 - slow reader: a spectator stream that never reads, sending commits with 60 KB
   act_ids as fast as the stream takes them;
-- many streams of one seat: four streams opened over and over with one seated
-  player's token, each sending commits that are refused (a fresh act_id each);
+- many streams of one seat: four streams, each on a connection of its own, opened
+  over and over with one seated player's token, each sending commits that are
+  refused (a fresh act_id each);
 - stream openings: streams of another seat opened, sent a hello and cancelled at
-  once, as fast as the attacker can;
-- idle connections: 2,000 table streams opened and never sent a hello.
+  once, as fast as the attacker can, from four connections;
+- idle connections: 2,000 table streams, ten to a connection, opened and never sent
+  a hello.
 
 Figures: the rooms' peak memory (PSS) while the bots play alone and while they play
 under the attack (the difference is what the attack adds), the growth of the host's
@@ -99,7 +102,7 @@ def _commit(act_id: str, action: Any) -> bytes:
 
 
 class Attackers:
-    """The three attacks, on an event loop of their own, until stopped."""
+    """The attacks named in `kinds`, on an event loop of their own, until stopped."""
 
     def __init__(self, target: str, idle_streams: int, kinds: tuple[str, ...] = ATTACKS) -> None:
         self.target = target
