@@ -11,6 +11,7 @@ import threading
 import grpc
 import pytest
 from conftest import run
+from support import wait_until
 from grpc import aio
 
 from tablehost.actors.config import DEFAULT_TABLES_PER_ROOM, RoomConfig
@@ -186,15 +187,11 @@ def test_a_connection_past_its_stream_cap_waits_while_another_connection_is_serv
                 over = asyncio.ensure_future(calls[cap].write(b"first-over-the-cap"))
                 other = second.stream_stream("/test.Hold/Hold")()
                 await other.write(b"second-0")
-                async with asyncio.timeout(10):
-                    while "second-0" not in entered or len(entered) < cap + 1:
-                        await asyncio.sleep(0.01)
+                await wait_until(lambda: "second-0" in entered and len(entered) >= cap + 1)
                 while_capped = list(entered)
                 await calls[0].done_writing()  # one of the connection's streams ends: the held one goes in
-                async with asyncio.timeout(10):
-                    await over
-                    while "first-over-the-cap" not in entered:
-                        await asyncio.sleep(0.01)
+                await asyncio.wait_for(over, 10)
+                await wait_until(lambda: "first-over-the-cap" in entered)
                 for call in (*calls, other):
                     call.cancel()
                 return while_capped, list(entered)
