@@ -149,6 +149,9 @@ class LobbyActor:
         # Nodes drained whole: no room starts there again (an upgraded node
         # rejoins Ray under a new node id).
         self._cordoned: set[str] = set()
+        # Set when the host stops its rooms: none starts after, and their ends
+        # are not taken for deaths whose tables must resume elsewhere.
+        self._stopping = False
         self._room_counter = 0
         self._table_counter = 0
         # A restarted lobby counts tables from 1 again: its ids carry a tag of
@@ -510,6 +513,22 @@ class LobbyActor:
             raise LobbyRefused(Refusal.NOT_FOUND, f"no table {table_id!r} on record")
         return record.to_dict()
 
+    async def stop_rooms(self) -> int:
+        """Stop every room, as a host with an embedded Ray does when it stops:
+        each is released (its streams end with a status) rather than left to
+        end behind the lobby's back, whose ends the lobby would take for
+        deaths and resume their tables elsewhere; no room starts after.
+        Returns how many rooms were stopped."""
+        self._stopping = True
+        rooms = list(self.placement.rooms.values())
+        for room in rooms:
+            room.state = RoomState.RELEASING
+            if room.handle is None:
+                self.placement.remove(room.room_id)  # still starting: ended once it is up
+        started = [room for room in rooms if room.handle is not None]
+        await asyncio.gather(*(self._release_room(room, "stopping") for room in started))
+        return len(started)
+
     async def room_handles(self) -> dict[str, Any]:
         return {room_id: room.handle for room_id, room in self.placement.rooms.items() if room.handle is not None}
 
@@ -749,6 +768,8 @@ class LobbyActor:
     # -- rooms: start, watch, release -----------------------------------------------------
 
     def _start_rooms_wanted(self) -> None:
+        if self._stopping:
+            return
         for node_id in self.placement.rooms_to_start(excluded=self._nodes_without_new_rooms()):
             self._room_counter += 1
             room_id = f"room-{self._room_counter}"

@@ -181,8 +181,7 @@ class Host:
             await self.server.stop(grace_s)
             self.server = None
         if self.config.ray_address is None and self.lobby is not None:
-            rooms = await self.lobby.room_handles.remote()
-            await asyncio.gather(*(room.stop.remote() for room in rooms.values()), return_exceptions=True)
+            await self.lobby.stop_rooms.remote()
             ray.shutdown()
         elif ray.is_initialized():
             ray.shutdown()

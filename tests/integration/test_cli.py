@@ -273,6 +273,8 @@ def test_serve_with_json_logs_writes_json_objects_from_its_front_door_lobby_and_
     assert door[-1]["logger"] == "tablehost.host" and door[-1]["message"] == "host stopped"
     lobby = [line for path in actors["LobbyActor"] for line in json_lines(path, only_ours=True)]
     assert any(line["logger"] == "tablehost.lobby" and " started in room " in line["message"] for line in lobby)
+    # Stopping the host releases its rooms through the lobby: none is taken for dead.
+    assert not any(" is gone " in line["message"] for line in lobby)
     rooms = [line for path in actors["RoomActor"] for line in json_lines(path, only_ours=True)]
     about_tables = [line for line in rooms if "table_id" in line]
     (table_id,) = {line["table_id"] for line in about_tables}
