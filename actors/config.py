@@ -65,6 +65,10 @@ class RoomConfig:
     max_streams_awaiting_hello: int = 128
     # Spectator streams one table serves at once (each seat has one stream).
     max_spectators_per_table: int = 64
+    # How long a new table waits for every seat's hello (and entropy) before
+    # it deals without the seats still missing; 0 deals at once, with no
+    # player's entropy (the deal then rests on the host's seed alone).
+    deal_wait_s: float = 3.0
     # PEM certificate chain and private key the room's table server presents;
     # empty: plaintext. Bytes, not paths: the files may not exist on other nodes.
     tls_cert_pem: bytes = b""

@@ -41,6 +41,7 @@ from tablehost.actors.room import RoomActor, room_actor_name
 from tablehost.actors.store import StoreError, open_store
 from tablehost.actors.table_directory import TableDirectory, TableRecord
 from tablehost.actors.tokens import SPECTATOR_SEAT, SeatClaim, sign_seat_token
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.rng import Random
 from tablehost.games.engine.rules import GameRules, InvalidJoin
 from tablehost.games.registry import GameCatalog, UnknownGame, UnknownVariant
@@ -108,7 +109,7 @@ class PendingTable:
     """A confirmed group on its way into a room."""
 
     table_id: str
-    seed: int
+    seed: TableSeed
     group: Group
     attempts: int = 0
     # A table a tournament seated itself: its seats are the entrants' order
@@ -130,6 +131,7 @@ class LobbyActor:
         self.incarnation = uuid.uuid4().hex
         restarted = _was_restarted()
         # A restarted lobby must not deal the tables' seeds (and ids) it dealt before.
+        self._fixed_seed = config.seed is not None and not restarted
         self.seed = config.seed if config.seed is not None and not restarted else int.from_bytes(os.urandom(8), "big")
         self.rng = Random(self.seed)
         self.matchmaker = Matchmaker()
@@ -270,6 +272,7 @@ class LobbyActor:
             "game": record.game,
             "display_names": list(record.players),
             "ticket": "",
+            "deal_commitment": record.commitment,
         }
 
     async def lookup_table(self, table_id: str) -> dict[str, Any]:
@@ -350,7 +353,7 @@ class LobbyActor:
             join, _ = self._checked_join(rules, dict(player.get("join", {})))
             entrants.append(Entrant(f"{table['table_id']}#{seat}", player["name"], "", key, join))
         window = table.get("no_show_after_s")
-        return PendingTable(table["table_id"], int(table["seed"]), Group(0, gathering, entrants, time.monotonic()),
+        return PendingTable(table["table_id"], table["seed"], Group(0, gathering, entrants, time.monotonic()),
                             no_show_after_s=float(window) if window is not None else None)
 
     def _placed(self, record: TableRecord) -> dict[str, Any]:
@@ -360,7 +363,7 @@ class LobbyActor:
         if state["state"] != "running":
             return {"table_id": record.table_id, **state}
         return {"table_id": record.table_id, "endpoint": record.endpoint, "game": record.game,
-                "display_names": list(record.players),
+                "display_names": list(record.players), "deal_commitment": record.commitment,
                 "seat_tokens": [self._token(record.table_id, seat) for seat in range(len(record.players))]}
 
     # -- rooms -----------------------------------------------------------------------
@@ -597,7 +600,16 @@ class LobbyActor:
         run = self.config.room.run_id
         table_id = (f"{game}-{run + '-' if run else ''}{self._id_tag}{self._table_counter}"
                     f"-{self.rng.next_u64() & 0xFFFFFF:06x}")
-        return PendingTable(table_id, self.rng.next_u64(), group)
+        return PendingTable(table_id, self._table_seed(table_id), group)
+
+    def _table_seed(self, table_id: str) -> TableSeed:
+        """A secret the players can check once the game is over: from the
+        operating system's CSPRNG (the lobby's own PRNG is SplitMix64, whose
+        every output gives its state away), or, on a host started with a
+        fixed seed, derived from it to deal the same tables again."""
+        if self._fixed_seed:
+            return TableSeed.derived(self.seed.to_bytes(8, "big"), table_id)
+        return TableSeed.new()
 
     def _fail_pending(self, pending: PendingTable, refusal: Refusal, message: str) -> None:
         if pending.placed is not None:
@@ -723,7 +735,8 @@ class LobbyActor:
         by_ticket = {entrant.ticket: entrant for entrant in pending.group.entrants}
         names, game = record["players"], record["game"]
         self.directory.add(TableRecord.from_plain(record, room.room_id, room.endpoint))
-        log.info("table %s started in room %s, seed %d, seats %s", pending.table_id, room.room_id, pending.seed, names)
+        log.info("table %s started in room %s, commitment %s, seats %s", pending.table_id, room.room_id,
+                 record["commitment"][:16], names)
         if pending.placed is not None:
             pending.placed.set_result(self._placed(self.directory.get(pending.table_id)))
             return
@@ -741,6 +754,7 @@ class LobbyActor:
                     "game": game,
                     "display_names": names,
                     "ticket": ticket,
+                    "deal_commitment": record["commitment"],
                 }
             )
             door.post()

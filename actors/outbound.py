@@ -47,6 +47,7 @@ class GameOverOut:
     result: bytes
     scores: tuple[int, ...]
     winner: int
+    record: bytes  # what verifying the game needs (games/engine/verification.py)
 
 
 class StreamEnd(enum.Enum):
@@ -84,5 +85,5 @@ def record_size(record: Outbound) -> int:
     if isinstance(record, RejectionOut):
         return _RECORD_OVERHEAD_BYTES + len(record.message) + len(record.act_id)
     if isinstance(record, GameOverOut):
-        return _RECORD_OVERHEAD_BYTES + len(record.result) + 8 * len(record.scores)
+        return _RECORD_OVERHEAD_BYTES + len(record.result) + 8 * len(record.scores) + len(record.record)
     return _RECORD_OVERHEAD_BYTES

@@ -45,7 +45,7 @@ from tablehost.actors.server_options import (
 from tablehost.actors.store import TableExists, TableStore, open_store
 from tablehost.actors.table import Table
 from tablehost.actors.table_service import TableService
-from tablehost.games.engine.rng import Random
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.registry import GameCatalog
 from tablehost.v1 import table_pb2
 
@@ -81,7 +81,7 @@ def table_record(request: dict[str, Any], seated: list[dict[str, Any]]) -> dict[
         "table_id": request["table_id"],
         "game": request["game"],
         "variant": request.get("variant", ""),
-        "seed": request["seed"],
+        "commitment": request["seed"].commitment,
         "players": [entrant["name"] for entrant in seated],
         "tickets": [entrant["ticket"] for entrant in seated],
         "join": [entrant.get("join", {}) for entrant in seated],
@@ -116,14 +116,6 @@ def _release_free_heap() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):  # not glibc: nothing to trim
         pass
-
-
-def seat_entrants(seed: int, entrants: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Seats come from the table's seeded PRNG, so the recorded seed
-    explains them: a permutation by SplitMix64's Fisher-Yates."""
-    seated = list(entrants)
-    Random(seed).shuffle(seated)
-    return seated
 
 
 @ray.remote(num_cpus=0)
@@ -342,13 +334,14 @@ class RoomActor:
             return {"table_id": table_id, "error": f"room {self.room_id} is full ({len(self.tables)} tables)",
                     "retry": True}
         # A tournament's tables keep the seats its pairing chose.
-        entrants = request["entrants"] if request.get("keep_order") else seat_entrants(request["seed"], request["entrants"])
+        seed: TableSeed = request["seed"]
+        entrants = request["entrants"] if request.get("keep_order") else seed.seated(request["entrants"])
         record = table_record(request, entrants)
         try:
             table = Table(
                 table_id,
                 self.catalog.rules(request["game"]),
-                request["seed"],
+                seed,
                 list(record["players"]),
                 request["options"],
                 rate=self.config.commit_rate,
@@ -356,6 +349,7 @@ class RoomActor:
                 owner=self,
                 join=list(record["join"]),
                 journal=self.journal,
+                deal_wait_ms=round(self.config.deal_wait_s * 1000),
             )
         except Exception as error:  # the game's setup failed: this table only
             log.exception("room %s could not set up table %s (%s)", self.room_id, table_id, request["game"])
@@ -371,7 +365,8 @@ class RoomActor:
             # window, not the deserted-table grace, judges who never came.
             table.deserted_since = None
             asyncio.get_running_loop().call_later(window, self._check_no_shows, table, window)
-        log.info("room %s opened table %s (%s, seed %d)", self.room_id, table_id, request["game"], request["seed"],
+        log.info("room %s opened table %s (%s, commitment %s)", self.room_id, table_id, request["game"],
+                 record["commitment"][:16],
                  extra=log_fields("table_opened", table_id=table_id, room_id=self.room_id))
         return {"table_id": table_id, "record": record}
 

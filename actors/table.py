@@ -9,7 +9,11 @@ every viewer (each seat and the spectators), the new view, the delta from
 the old one and the new hash, append them to the log and queue them to that
 viewer's streams (publish). One command is in flight at a time: commits
 that arrive meanwhile wait their turn, so nothing any client sees is ahead
-of what is durable. Reconnects replay from the log."""
+of what is durable. Reconnects replay from the log.
+
+A table may first wait for its deal (`deal_wait_ms`): each seat's first
+hello brings its entropy, and the deal, journaled and published as the
+first change, comes once every seat has said hello or the wait is over."""
 
 from __future__ import annotations
 
@@ -41,8 +45,10 @@ from tablehost.actors.outbox import Outbox
 from tablehost.actors.store import Checkpoint, Fenced, JournalEntry, StoredTable
 from tablehost.actors.tokens import SPECTATOR_SEAT
 from tablehost.games.engine.errors import Reason, RuleError
-from tablehost.games.engine.match import Match
+from tablehost.games.engine.fairness import TableSeed
+from tablehost.games.engine.match import DEALER_SEAT, Command, Match, replay
 from tablehost.games.engine.rules import GameRules
+from tablehost.games.engine.verification import game_record
 from tablehost.games.engine.views import EncodedView, View, canonical_bytes, delta_bytes, encode_view
 
 log = logging.getLogger("tablehost.table")
@@ -180,7 +186,7 @@ class Table:
         self,
         table_id: str,
         rules: GameRules,
-        seed: int,
+        seed: TableSeed,
         players: list[str],
         options: dict[str, Any],
         *,
@@ -193,10 +199,17 @@ class Table:
         match: Match | None = None,
         seq: int = 0,
         epoch: int = 1,
+        deal_wait_ms: int = 0,
     ) -> None:
         self.table_id = table_id
         self.clock = clock
-        self.match = match if match is not None else Match(rules, seed, players, options, clock(), join)
+        if match is None:
+            opened = clock()
+            match = Match(rules, seed, players, options, opened, join, deal_deadline_ms=opened + deal_wait_ms
+                          if deal_wait_ms > 0 else None)
+        self.match = match
+        # Each seat's entropy from its first hello, until the deal.
+        self._entropy: list[bytes | None] = [None] * len(players)
         # The seq published (and durable): every viewer's views are at it.
         self.seq = seq
         self.epoch = epoch
@@ -243,6 +256,7 @@ class Table:
         self._deferred_accepts: list[tuple[Subscriber, str, int]] = []
         self._awaiting_snapshot: list[Subscriber] = []
         self._since_checkpoint = 0
+        self._game_over_message: GameOverOut | None = None
         self._timer: asyncio.TimerHandle | None = None
         # The room's loop, looked up once: asyncio.get_running_loop() makes a
         # system call each time, and the timer is set again on every move.
@@ -260,12 +274,11 @@ class Table:
         Turn timers resume from the deadlines in the state."""
         header = stored.header["match"]
         checkpoint = stored.checkpoint
-        match = Match(rules, header["seed"], list(header["players"]), dict(header["options"]), header["started_ms"],
-                      [dict(data) for data in header.get("join", [])] or None,
-                      checkpoint.state if checkpoint is not None else None)
-        for entry in stored.entries:
-            match.act(entry.seat, entry.action, entry.now_ms, entry.automatic)
-        table = cls(stored.table_id, rules, header["seed"], list(header["players"]), dict(header["options"]),
+        commands = [Command(entry.seat, entry.action, entry.now_ms, entry.automatic) for entry in stored.entries]
+        match = replay(rules, header, commands, checkpoint.state if checkpoint is not None else None)
+        if checkpoint is not None:
+            match.commands[:0] = [Command.from_plain(plain) for plain in checkpoint.commands]
+        table = cls(stored.table_id, rules, match.seed, list(header["players"]), dict(header["options"]),
                     rate=rate, burst=burst, owner=owner, journal=journal, match=match, seq=stored.seq,
                     epoch=stored.epoch)
         if checkpoint is not None:
@@ -283,11 +296,13 @@ class Table:
     def subscriber_count(self) -> int:
         return len(self._subscribers)
 
-    def subscribe(self, seat: int, last_seq: int) -> Subscriber:
+    def subscribe(self, seat: int, last_seq: int, entropy: bytes = b"") -> Subscriber:
         """Attach a stream and queue what it is missing: the deltas after
         `last_seq` when the log has them (and they are not too many), else a
         snapshot. A seat has one live stream: a newer one replaces the older,
-        which ends (ABORTED), so two sessions of one seat cannot both act."""
+        which ends (ABORTED), so two sessions of one seat cannot both act.
+        Before the deal a seat's first hello gives its `entropy` (later
+        ones cannot change it); the last seat's deals the cards."""
         if seat != SPECTATOR_SEAT:
             self._end_streams_of(seat)
             budget = self._seat_budget(seat)
@@ -313,6 +328,11 @@ class Table:
             subscriber.outbox.put(self._snapshot(seat))
         if self.over:
             subscriber.outbox.put(self._game_over())
+        if seat != SPECTATOR_SEAT and not self.match.dealt:
+            if self._entropy[seat] is None:
+                self._entropy[seat] = entropy
+            if None not in self._entropy:
+                self._deal()
         return subscriber
 
     def _end_streams_of(self, seat: int) -> None:
@@ -448,6 +468,9 @@ class Table:
         (self.metrics.automatic_moves if entry.automatic else self.metrics.player_moves).inc()
         if entry.act_id:
             self._outcomes[(entry.seat, entry.act_id)] = entry.seq
+        self._put_in_flight(entry, first, received)
+
+    def _put_in_flight(self, entry: JournalEntry, first: Subscriber | None, received: float | None) -> None:
         self._in_flight = (entry, first, received)
         if self._journal is None:
             self.released(entry.seq)
@@ -457,7 +480,8 @@ class Table:
         if self._since_checkpoint >= CHECKPOINT_EVERY:
             self._since_checkpoint = 0
             accepted = {f"{seat}:{act}": seq for (seat, act), seq in self._outcomes.items() if isinstance(seq, int)}
-            checkpoint = Checkpoint(entry.seq, self.match.state, accepted)
+            checkpoint = Checkpoint(entry.seq, self.match.state, accepted,
+                                    [command.to_plain() for command in self.match.commands])
         self._journal.submit(self, entry, checkpoint)
 
     def released(self, seq: int) -> None:
@@ -616,10 +640,13 @@ class Table:
         return SnapshotOut(self.seq, view.data, view.hash, viewer, self.table_id)
 
     def _game_over(self) -> GameOverOut:
-        result = self.match.result or {}
-        return GameOverOut(
-            self.seq, canonical_bytes(result), tuple(result.get("scores", ())), result.get("winner", -1)
-        )
+        if self._game_over_message is None:
+            result = self.match.result or {}
+            self._game_over_message = GameOverOut(
+                self.seq, canonical_bytes(result), tuple(result.get("scores", ())), result.get("winner", -1),
+                canonical_bytes(game_record(self.table_id, self.match)),
+            )
+        return self._game_over_message
 
     def _publish(self, act_id: str, automatic: bool, first: Subscriber | None = None) -> None:
         """Log one change and queue it to every stream; the committer's stream
@@ -695,6 +722,9 @@ class Table:
         self._timer = None
         if scheduled_at_seq != self.seq or self.failure is not None or self._in_flight is not None:
             return  # a move came first; its release sets the timer again
+        if not self.match.dealt:
+            self._deal()
+            return
         now = self.clock()
         request = self.match.next_expired(now) if self.match.result is None else None
         if request is None:
@@ -711,6 +741,24 @@ class Table:
         # request (another seat's) is taken then, at once.
         self.metrics.timer_expiries.inc()
         self._record(JournalEntry(self.seq + 1, "", request.seat, self.match.commands[-1].action, now, True), None, None)
+
+    def _deal(self) -> None:
+        """Deal with the entropy the seats sent (none from a seat that has
+        not said hello): journaled and published as the dealer's change."""
+        if self._in_flight is not None or self.failure is not None or self.match.dealt:
+            return
+        now = self.clock()
+        entropy = [contribution or b"" for contribution in self._entropy]
+        try:
+            self.match.deal(entropy, now)
+        except Exception as error:  # the game's setup failed: this table only
+            self._fail("its game could not be set up", error)
+            return
+        log.info("dealt table=%s with entropy from seats %s", self.table_id,
+                 [seat for seat, contribution in enumerate(entropy) if contribution],
+                 extra=log_fields("dealt", table_id=self.table_id, seq=self.seq + 1))
+        self._put_in_flight(JournalEntry(self.seq + 1, "", DEALER_SEAT, self.match.commands[-1].action, now, True),
+                            None, None)
 
     def _fail(self, what: str, error: Exception) -> None:
         """End this table with a clear status: its game can no longer be

@@ -1,6 +1,7 @@
 """The lobby's record of tables: where each running table is served (for
-LookupTable and Spectate) and what it was started with (seed, seats,
-entrants: what explains its seating). Lookups are by key; a finished
+LookupTable and Spectate) and what it was started with (the commitment to
+its secret seed, seats, entrants: what explains its seating once the seed
+is revealed). Lookups are by key; a finished
 table's record is kept for a retention period and then forgotten, so the
 lobby's memory follows the tables running, not every table ever played."""
 
@@ -16,7 +17,7 @@ class TableRecord:
     table_id: str
     game: str
     variant: str
-    seed: int
+    commitment: str
     room_id: str
     endpoint: str
     players: list[str]  # display names by seat
@@ -39,7 +40,8 @@ class TableRecord:
     def from_plain(cls, record: dict[str, Any], room_id: str, endpoint: str) -> TableRecord:
         """A room's record of a table (actors/room.py `table_record`), served at `endpoint`."""
         return cls(
-            table_id=record["table_id"], game=record["game"], variant=record["variant"], seed=record["seed"],
+            table_id=record["table_id"], game=record["game"], variant=record["variant"],
+            commitment=record["commitment"],
             room_id=room_id, endpoint=endpoint, players=list(record["players"]), tickets=list(record["tickets"]),
             join=[dict(data) for data in record["join"]], entrants=list(record["entrants"]),
             options=dict(record["options"]), started_ms=record["started_ms"],
@@ -54,7 +56,7 @@ class TableRecord:
             "table_id": self.table_id,
             "game": self.game,
             "variant": self.variant,
-            "seed": self.seed,
+            "commitment": self.commitment,
             "room_id": self.room_id,
             "endpoint": self.endpoint,
             "players": list(self.players),

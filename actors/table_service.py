@@ -43,6 +43,7 @@ from tablehost.actors.outbox import Overflow
 from tablehost.actors.table import Subscriber, Table, wall_clock_ms
 from tablehost.actors.tokens import SPECTATOR_SEAT, SeatClaim, TokenError, verify_seat_token
 from tablehost.games.engine.errors import Reason
+from tablehost.games.engine.fairness import MAX_ENTROPY_BYTES
 from tablehost.v1 import table_pb2 as pb
 
 log = logging.getLogger("tablehost.table_service")
@@ -90,7 +91,8 @@ def to_proto(message: Outbound) -> pb.ServerMessage:
         return pb.ServerMessage(accepted=pb.Accepted(act_id=message.act_id, seq=message.seq))
     if isinstance(message, GameOverOut):
         return pb.ServerMessage(
-            game_over=pb.GameOver(seq=message.seq, result=message.result, scores=message.scores, winner=message.winner)
+            game_over=pb.GameOver(seq=message.seq, result=message.result, scores=message.scores, winner=message.winner,
+                                  record=message.record)
         )
     raise TypeError(f"no wire form for {message!r}")
 
@@ -167,7 +169,7 @@ class TableService:
             if refused.rejection:
                 await context.write(_bad_hello(refused.details))
             await context.abort(refused.code, refused.details)
-        subscriber = table.subscribe(claim.seat, hello.last_seq)
+        subscriber = table.subscribe(claim.seat, hello.last_seq, hello.entropy)
         log.info("stream open table=%s seat=%d last_seq=%d", table.table_id, claim.seat, hello.last_seq,
                  extra=log_fields("stream_open", table_id=table.table_id, seat=claim.seat, seq=hello.last_seq))
         reader = asyncio.create_task(self._read(table, subscriber, requests))
@@ -240,6 +242,9 @@ class TableService:
         if message is None or message.WhichOneof("kind") != "hello":
             raise Refused(grpc.StatusCode.FAILED_PRECONDITION, "the first message on a table stream must be a hello")
         hello = message.hello
+        if len(hello.entropy) > MAX_ENTROPY_BYTES:
+            raise Refused(grpc.StatusCode.INVALID_ARGUMENT,
+                          f"a hello's entropy is at most {MAX_ENTROPY_BYTES} bytes, got {len(hello.entropy)}")
         try:
             claim = verify_seat_token(self._secret, hello.seat_token, wall_clock_ms(), self._run_id)
         except TokenError as error:

@@ -16,6 +16,12 @@ the room replaced by a newer one for the same seat (another session of
 this seat said hello) is not reconnected: two sessions of one seat would
 only take the seat from each other in turn (StreamReplaced).
 
+A session sends 32 random bytes of its own in every hello: the host mixes a
+seat's first into the deal, after telling it the commitment to the table's
+seed (`Assignment.deal_commitment`). With `record=True` it keeps the stream's
+messages, so `received_game()` can hand a finished game to verification
+(clients/game_record.py, `tablehost verify`).
+
 With `tls_root_cert` (PEM bytes of the certificates to trust), the lobby
 client and the table sessions it hands out connect over TLS.
 
@@ -28,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import os
 import time
 import uuid
 from collections.abc import Callable
@@ -38,6 +45,7 @@ import grpc
 import grpc.aio
 
 from tablehost.clients.codec import View, apply_delta, decode, encode, encode_action, view_hash
+from tablehost.clients.game_record import ReceivedGame
 from tablehost.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2
 
 log = logging.getLogger("tablehost.client")
@@ -152,6 +160,7 @@ class Assignment:
     game: str
     display_names: tuple[str, ...]
     ticket: str
+    deal_commitment: str = ""  # hex SHA-256 of the table's salt and seed, given before the hello
 
     @classmethod
     def from_proto(cls, message: lobby_pb2.TableAssignment) -> Assignment:
@@ -163,6 +172,7 @@ class Assignment:
             game=message.game,
             display_names=tuple(message.display_names),
             ticket=message.ticket,
+            deal_commitment=message.deal_commitment,
         )
 
     @property
@@ -393,7 +403,10 @@ class TableSession:
 
     `read_delay_s` makes a slow reader, for load tests: the session pauses
     that long before reading each message of its stream, as a client on a
-    busy device or a poor link falls behind what the room sends."""
+    busy device or a poor link falls behind what the room sends.
+
+    `entropy` (default: 32 bytes from the operating system) goes in every
+    hello; the table mixes a seat's first into its deal."""
 
     def __init__(
         self,
@@ -406,8 +419,10 @@ class TableSession:
         max_connect_attempts: int = 6,
         tls_root_cert: bytes | None = None,
         read_delay_s: float = 0.0,
+        entropy: bytes | None = None,
     ) -> None:
         self.assignment = assignment
+        self.entropy = os.urandom(32) if entropy is None else entropy
         self.table_id = assignment.table_id
         self.endpoint = assignment.endpoint
         self.result: GameResult | None = None
@@ -464,6 +479,7 @@ class TableSession:
         tls_root_cert: bytes | None = None,
         read_delay_s: float = 0.0,
         snapshot_timeout: float = 30.0,
+        entropy: bytes | None = None,
     ) -> TableSession:
         """Open the stream, say Hello with seq 0 and return once the first
         snapshot arrived. With a lobby, an unreachable endpoint is looked up
@@ -482,6 +498,7 @@ class TableSession:
             max_connect_attempts=max_connect_attempts,
             tls_root_cert=tls_root_cert,
             read_delay_s=read_delay_s,
+            entropy=entropy,
         )
         try:
             await session._open_with_retry(lookup_first=False)
@@ -524,6 +541,15 @@ class TableSession:
     @property
     def game_over(self) -> bool:
         return self.result is not None
+
+    def received_game(self) -> ReceivedGame:
+        """What this session received, for verifying the game once it is over
+        (`ReceivedGame.check_deal`, `tablehost verify`); needs `record=True`."""
+        if not self._record:
+            raise ValueError("this session was not opened with record=True, so it kept no messages")
+        return ReceivedGame(self.assignment.table_id, self.assignment.seat, self.assignment.game,
+                            self.assignment.deal_commitment, b"" if self.assignment.is_spectator else self.entropy,
+                            list(self.received))
 
     def subscribe(self) -> asyncio.Queue[ViewUpdate]:
         """A queue that receives every change from now on, for callers that
@@ -709,7 +735,7 @@ class TableSession:
         # No response deserializer: the reader gets each message's wire bytes.
         play = channel.stream_stream(_PLAY_METHOD, request_serializer=table_pb2.ClientMessage.SerializeToString)
         call = play()
-        hello = table_pb2.Hello(seat_token=self.assignment.seat_token, last_seq=self._seq)
+        hello = table_pb2.Hello(seat_token=self.assignment.seat_token, last_seq=self._seq, entropy=self.entropy)
         try:
             async with self._write_lock:
                 await call.write(table_pb2.ClientMessage(hello=hello))

@@ -1,4 +1,4 @@
-"""The `tablehost` command: serve, bots, play, demo, status, drain, tournament, loadtest."""
+"""The `tablehost` command: serve, bots, play, demo, status, drain, verify, tournament, loadtest."""
 
 from __future__ import annotations
 
@@ -252,6 +252,11 @@ def main(argv: list[str] | None = None) -> None:
     drain = commands.add_parser("drain", help="take rooms out of service: their tables move or finish, then they stop")
     add_drain_arguments(drain)
 
+    from tablehost.host.verify import add_verify_arguments
+
+    verify = commands.add_parser("verify", help="check finished games as players received them: deal, commands, hashes")
+    add_verify_arguments(verify)
+
     play = commands.add_parser("play", help="play a game in the terminal against bots")
     play.add_argument("game", help="a registered game, e.g. bigtwo")
     play.add_argument("--target", default="127.0.0.1:50051")
@@ -296,6 +301,10 @@ def main(argv: list[str] | None = None) -> None:
         from tablehost.host.drain import run_drain
 
         sys.exit(run_drain(args))
+    elif args.command == "verify":
+        from tablehost.host.verify import run_verify
+
+        sys.exit(run_verify(args))
     elif args.command == "play":
         asyncio.run(_play(args))
     elif args.command == "tournament":

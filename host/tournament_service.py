@@ -179,7 +179,8 @@ class TournamentFeed:
                 seat = current["tables"][table_id].index(watcher.player)
                 assignment = lobby_pb2.TableAssignment(
                     table_id=table_id, endpoint=placed["endpoint"], seat=seat, seat_token=placed["seat_tokens"][seat],
-                    game=placed["game"], display_names=placed["display_names"], ticket="")
+                    game=placed["game"], display_names=placed["display_names"], ticket="",
+                    deal_commitment=placed["deal_commitment"])
                 watcher.offer(pb.TournamentEvent(round_started=pb.RoundStarted(round=current["number"],
                                                                                table=assignment)))
                 watcher.table_sent = table_id
@@ -209,7 +210,8 @@ class TournamentService:
         actor = TournamentActor.options(name=tournament_actor_name(tournament_id), lifetime="detached").remote(
             created, self.settings.store, self.settings.game_modules, self.settings.game_path, self.settings.log_format)
         await actor.status.remote()
-        log.info("tournament %s created: %s", tournament_id, created["spec"])
+        log.info("tournament %s created: %s", tournament_id,
+                 {key: value for key, value in created["spec"].items() if key != "deal_key"})
         return pb.TournamentCreated(tournament_id=tournament_id,
                                     organiser_key=tournament_key(self.settings.token_secret, tournament_id, ORGANISER))
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.engine import views
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,7 +178,7 @@ def refused_inputs() -> list[tuple[str, Any, str]]:
 
 
 def _bigtwo_match() -> Match:
-    return Match(BIGTWO, 20260101, ["ann", "\u00e9ric", "\u5c0f\u660e", "\U0001f600"], {}, 1_700_000_000_000)
+    return Match(BIGTWO, TableSeed.numbered(20260101), ["ann", "\u00e9ric", "\u5c0f\u660e", "\U0001f600"], {}, 1_700_000_000_000)
 
 
 def _bigtwo_moves(match: Match, count: int) -> list[tuple[int | None, dict[str, Any], dict[str, Any]]]:

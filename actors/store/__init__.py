@@ -64,19 +64,22 @@ class JournalEntry:
 
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
-    """A table's state after command `seq`, and the act_ids accepted up to
-    then (a client may resend one after a failover: it must not apply twice)."""
+    """A table's state after command `seq`, the act_ids accepted up to then
+    (a client may resend one after a failover: it must not apply twice), and
+    the commands up to then (the journal before a checkpoint is dropped, and
+    a finished game's record, which players verify, needs every command)."""
 
     seq: int
     state: dict[str, Any]
     accepted: dict[str, int]  # "seat:act_id" -> seq
+    commands: list[dict[str, Any]]  # games.engine.match.Command.to_plain(), in order
 
     def to_plain(self) -> dict[str, Any]:
-        return {"seq": self.seq, "state": self.state, "accepted": self.accepted}
+        return {"seq": self.seq, "state": self.state, "accepted": self.accepted, "commands": self.commands}
 
     @classmethod
     def from_plain(cls, plain: Mapping[str, Any]) -> Checkpoint:
-        return cls(plain["seq"], plain["state"], dict(plain["accepted"]))
+        return cls(plain["seq"], plain["state"], dict(plain["accepted"]), list(plain["commands"]))
 
 
 @dataclass

@@ -18,7 +18,6 @@ call open per tournament and fans what it gets out to its own watchers."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import os
 import time
@@ -33,6 +32,7 @@ from tablehost.actors.store import StoreError
 from tablehost.actors.store.event_log import EventLog, open_event_log
 from tablehost.actors.tournament.tournament import (GameRecord, Standing, Table, Tournament, TournamentError,
                                                     TournamentSpec)
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.registry import GameCatalog
 
 log = logging.getLogger("tablehost.tournament")
@@ -287,11 +287,11 @@ class TournamentActor:
             "players": [{"name": player, "join": self.joins.get(player, {})} for player in table.players],
         }
 
-    def _table_seed(self, table: Table) -> int:
-        """From the tournament's seed and the table id, so a table opened
-        again after a restart is the same table."""
-        digest = hashlib.blake2b(f"{self.core.spec.seed}:{table.table_id}".encode(), digest_size=8).digest()
-        return int.from_bytes(digest, "big")
+    def _table_seed(self, table: Table) -> TableSeed:
+        """From the tournament's secret deal key and the table id, so a table
+        opened again after a restart is the same table, and a seed revealed
+        after one game tells nothing of another's."""
+        return TableSeed.derived(bytes.fromhex(self.core.spec.deal_key), table.table_id)
 
     async def _record_result(self, table: Table, result: dict[str, Any], no_show: list[int]) -> None:
         """The game's placings, except that a seat which never showed up

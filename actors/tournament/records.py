@@ -6,7 +6,8 @@ keeps them in its event log and msgpack gives lists back for tuples."""
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+import secrets
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 FORMATS = ("swiss", "round_robin", "elimination", "table_rounds")
@@ -39,6 +40,10 @@ class TournamentSpec:
     min_seats: int = 0  # table rounds: the smallest table the game allows; 0: byes instead of short tables
     late_join_rounds: int = -1  # registration open while at most this many rounds started; -1: half the rounds
     bye_points: float | None = None  # None: a win at 2 seats, the middle of the table in table rounds
+    # The secret its tables' seeds derive from (32 bytes as hex), never shown:
+    # a table's seed is revealed when its game ends and must tell nothing of
+    # another table's.
+    deal_key: str = field(default_factory=lambda: secrets.token_hex(32), repr=False)
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:

@@ -64,7 +64,7 @@ def _hand(state: State, seat: int) -> list[str]:
 def _setup(ctx: Context) -> None:
     deck = create_zone("deck", "deck")
     deck["cards"] = list(FULL_DECK)
-    ctx.random.shuffle(deck["cards"])
+    ctx.random("deck.shuffle").shuffle(deck["cards"])
     add_zone(ctx.state, deck)
     add_zone(ctx.state, create_zone("discard", "discard"))
     ctx.fire(timings.GAME_PREPARED, timings.GameData())

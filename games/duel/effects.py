@@ -104,11 +104,12 @@ def gain_mana(state: State, seat: int, amount: int) -> None:
     record["mana"] = min(board.MANA_LIMIT, record["mana"] + amount)
 
 
-def random_choice(ctx: Context, options: Sequence[T]) -> T | None:
-    """One of `options` from the game's recorded PRNG, so a replay picks the same."""
+def random_choice(ctx: Context, purpose: str, options: Sequence[T]) -> T | None:
+    """One of `options` from a stream of its own (see Context.random), so a
+    replay picks the same."""
     if not options:
         return None
-    return options[ctx.random.below(len(options))]
+    return options[ctx.random(purpose).below(len(options))]
 
 
 def living_enemies(state: State, seat: int, minions_only: bool = False) -> list[str]:

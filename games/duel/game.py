@@ -116,7 +116,7 @@ def _setup(ctx: Context) -> None:
         board.VAR_CARDS: {}, board.VAR_MINIONS: {}, board.VAR_WEAPONS: {},
         VAR_STAGE: MULLIGAN_STAGE, VAR_DEADLINE: None, VAR_MULLIGAN_DONE: [False] * board.SEATS,
     })
-    first = ctx.random.below(board.SEATS)
+    first = ctx.random("first_player").below(board.SEATS)
     variables[VAR_FIRST] = first
     state["position"]["current"] = first
     for seat, player in enumerate(state["players"]):
@@ -133,7 +133,7 @@ def _setup(ctx: Context) -> None:
             card_id = f"{player['id']}.{index:02d}"
             variables[board.VAR_CARDS][card_id] = name
             cards.append(card_id)
-        ctx.random.shuffle(cards)
+        ctx.random("deck.shuffle").shuffle(cards)
     for order, seat in enumerate((first, board.opponent(first))):
         ctx.run(create_draw_card_action(board.player_id(state, seat), OPENING_HAND[order],
                                         board.deck_zone(state, seat), board.hand_zone(state, seat)))
@@ -187,7 +187,7 @@ def _mulligan(action: Action, ctx: Context) -> HandlerResult:
         ctx.run(create_draw_card_action(action.player_id, len(returned), deck_zone, hand_zone))
         for card_id in returned:
             move_card(state, card_id, hand_zone, deck_zone)
-        ctx.random.shuffle(board.deck(state, seat))
+        ctx.random("mulligan.shuffle").shuffle(board.deck(state, seat))
     done[seat] = True
     ctx.emit(MULLIGAN_DONE, {"seat": seat, "returned": len(returned)})
     if all(done):

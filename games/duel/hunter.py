@@ -64,8 +64,8 @@ def _a_hound_per_enemy_minion(ctx: Context, source: Source, target: str | None) 
 def _multi_shot(ctx: Context, source: Source, target: str | None) -> None:
     """Two different random enemy minions, chosen before either is hit."""
     candidates = effects.living_enemies(ctx.state, source.seat, minions_only=True)
-    first = effects.random_choice(ctx, candidates)
-    second = effects.random_choice(ctx, [m for m in candidates if m != first])
+    first = effects.random_choice(ctx, "multi_shot.target", candidates)
+    second = effects.random_choice(ctx, "multi_shot.target", [m for m in candidates if m != first])
     for aimed in (first, second):
         if aimed is not None:
             effects.deal_damage(ctx, source.card_id, aimed, 3)

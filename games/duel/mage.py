@@ -31,7 +31,7 @@ def _frostbolt(ctx: Context, source: Source, target: str | None) -> None:
 def _arcane_volley(ctx: Context, source: Source, target: str | None) -> None:
     """Three missiles, each at an enemy character still standing when it flies."""
     for _ in range(3):
-        aimed = effects.random_choice(ctx, effects.living_enemies(ctx.state, source.seat))
+        aimed = effects.random_choice(ctx, "arcane_volley.target", effects.living_enemies(ctx.state, source.seat))
         if aimed is not None:
             effects.deal_damage(ctx, source.card_id, aimed, 1)
 

@@ -49,7 +49,7 @@ def _gain_attack_when_healed(ctx: Context, source: Source, data: duel_timings.He
 
 def _hit_a_random_enemy_after_you_summon(ctx: Context, source: Source, data: duel_timings.MinionSummoned) -> None:
     if data.seat == source.seat and data.minion_id != source.card_id:
-        target = effects.random_choice(ctx, effects.living_enemies(ctx.state, source.seat))
+        target = effects.random_choice(ctx, "summon_hit.target", effects.living_enemies(ctx.state, source.seat))
         if target is not None:
             effects.deal_damage(ctx, source.card_id, target, 1)
 
@@ -61,7 +61,7 @@ def _draw_when_damaged(ctx: Context, source: Source, data: duel_timings.DamageTa
 
 def _eight_damage_to_a_random_enemy_at_your_turn_end(ctx: Context, source: Source, data: Any) -> None:
     if data.seat == source.seat:
-        target = effects.random_choice(ctx, effects.living_enemies(ctx.state, source.seat))
+        target = effects.random_choice(ctx, "turn_end_hit.target", effects.living_enemies(ctx.state, source.seat))
         if target is not None:
             effects.deal_damage(ctx, source.card_id, target, 8)
 

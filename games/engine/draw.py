@@ -90,7 +90,7 @@ def _draw(action: Action, ctx: Context) -> HandlerResult:
             reshuffle_from = next_state["variables"].get(DRAW_VAR_RESHUFFLE_FROM)
             if isinstance(reshuffle_from, str):
                 keep_top = _default(next_state["variables"].get(DRAW_VAR_RESHUFFLE_KEEP_TOP), True)
-                moved = _reshuffle_into_deck(next_state, from_zone_id, reshuffle_from, keep_top, ctx.random)
+                moved = _reshuffle_into_deck(next_state, from_zone_id, reshuffle_from, keep_top, ctx.random("draw.reshuffle"))
                 if moved == 0:
                     raise RuleError(
                         Reason.ILLEGAL_MOVE,

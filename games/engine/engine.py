@@ -12,23 +12,8 @@ from typing import Any, Iterable, Sequence
 
 from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.plugin import Action, ActionHandler, Event, Plugin, Skill, SkillHandler, Trigger
-from tablehost.games.engine.rng import Random, seed_state
+from tablehost.games.engine.rng import Random, stream_state
 from tablehost.games.engine.state import State, copy_state, new_state
-
-
-class _StateRandom(Random):
-    """A Random whose state lives in the game state, so every draw is recorded."""
-
-    __slots__ = ("_game",)
-
-    def __init__(self, game: State) -> None:
-        super().__init__(game["rng"])
-        self._game = game
-
-    def next_u64(self) -> int:
-        value = super().next_u64()
-        self._game["rng"] = self.state
-        return value
 
 
 @dataclass(slots=True)
@@ -42,9 +27,15 @@ class Context:
     now_ms: int
     events: list[Event] = field(default_factory=list)
 
-    @property
-    def random(self) -> Random:
-        return _StateRandom(self.state)
+    def random(self, purpose: str) -> Random:
+        """A stream of its own for one random purpose: each call opens the
+        next stream of `purpose` ("deck.shuffle/0", "deck.shuffle/1", ...)
+        under the game's key, so no two shuffles or choices share numbers.
+        The state counts the streams opened, so a replay opens the same ones."""
+        record = self.state["rng"]
+        opened = record["streams"].get(purpose, 0)
+        record["streams"][purpose] = opened + 1
+        return Random(stream_state(bytes.fromhex(record["key"]), f"{purpose}/{opened}"))
 
     def emit(self, event_type: str, payload: dict[str, Any], player_id: str | None = None) -> None:
         self.events.append(Event(event_type, payload, player_id))
@@ -133,17 +124,18 @@ class Engine:
         self,
         game_id: str,
         players: Iterable[dict[str, Any]],
-        seed: int,
+        random_key: bytes,
         now_ms: int = 0,
         initial_variables: dict[str, Any] | None = None,
     ) -> tuple[State, list[Event]]:
         """Build a state and run every plugin's setup, in plugin order. Each
         player gets a "skills" list (empty unless the caller gave one), so
-        setup may grant skills (a general chosen before the game)."""
+        setup may grant skills (a general chosen before the game). Every
+        random draw of the game comes from streams under `random_key`."""
         state = new_state(
             game_id,
             [{**player, "skills": list(player.get("skills", []))} for player in players],
-            seed_state(seed),
+            random_key,
         )
         self._check_held_skills(state)
         state["variables"].update(initial_variables or {})

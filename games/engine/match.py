@@ -5,6 +5,13 @@ log, answers views, and says who is asked to act (the game's requests).
 Time is handed in as `now_ms`; nothing here reads a clock, so a log replays
 to the same hash.
 
+A game may wait for its deal: until then every seat sees the commitment to
+the table's seed (games/engine/fairness.py) and nothing else of the game,
+and the host gathers the seats' entropy. The deal is the log's first
+command, made by the dealer (seat -1), so a replay deals the same cards.
+Every view carries "fairness": the commitment, then the entropy mixed into
+the game's random key, and once the game is over the seed and salt.
+
 Seats have ids the host assigns (`p0`, `p1`, ...): the engine's zones and
 events use them. Display names are for display only and may repeat; each
 player's join data (a deck, a class) is checked by the game, kept in its
@@ -18,10 +25,17 @@ from typing import Any
 
 from tablehost.games.engine.engine import Engine
 from tablehost.games.engine.errors import Reason, RuleError
+from tablehost.games.engine.fairness import MAX_ENTROPY_BYTES, TableSeed
 from tablehost.games.engine.plugin import Action, Event
 from tablehost.games.engine.rules import GameRules, Request
 from tablehost.games.engine.state import State
 from tablehost.games.engine.views import View, canonical_bytes, view_hash
+
+# The seat of the log's deal command: the host, not a player.
+DEALER_SEAT = -1
+DEAL = "deal"
+# What every seat's view says while the game waits for its deal.
+DEALING_STAGE = "dealing"
 
 
 def seat_id(seat: int) -> str:
@@ -49,7 +63,7 @@ class Command:
 @dataclass(slots=True)
 class Match:
     rules: GameRules
-    seed: int
+    seed: TableSeed
     # Display names by seat (they may repeat), and each seat's join data.
     players: list[str]
     options: dict[str, Any]
@@ -58,11 +72,16 @@ class Match:
     # A checkpointed state to continue from instead of setting the game up
     # (the commands before it are then not in `commands`).
     from_state: InitVar[State | None] = None
-    state: State = field(init=False)
+    # None: dealt at once, with no entropy. Else the game waits for its deal
+    # (`deal`) and the deal's deadline is shown until then.
+    deal_deadline_ms: int | None = None
+    # None until the deal.
+    state: State | None = field(init=False)
     events: list[Event] = field(init=False)
     commands: list[Command] = field(init=False, default_factory=list)
     _engine: Engine = field(init=False, repr=False)
     _requests: tuple[State | None, list[Request]] = field(init=False, repr=False, default=(None, []))
+    _fairness: dict[str, Any] = field(init=False, repr=False)
 
     def __post_init__(self, from_state: State | None) -> None:
         if not self.rules.min_seats <= len(self.players) <= self.rules.max_seats:
@@ -75,20 +94,50 @@ class Match:
             raise ValueError(f"join data for {len(join)} seats, but {len(self.players)} players")
         self.join = [self.rules.check_join(data) for data in join]
         self._engine = self.rules.engine()
+        self._fairness = {"commitment": self.seed.commitment}
+        self.state, self.events = None, []
         if from_state is not None:
-            self.state, self.events = from_state, []
-            return
+            self._dealt(from_state)
+        elif self.deal_deadline_ms is None:
+            self._set_up((), self.started_ms)
+
+    # -- the deal -----------------------------------------------------------------
+
+    @property
+    def dealt(self) -> bool:
+        return self.state is not None
+
+    def deal(self, entropy: Sequence[bytes], now_ms: int) -> list[Event]:
+        """Set the game up with a random key that mixes the table's seed with
+        each seat's entropy (empty bytes for a seat that sent none), logged
+        as the dealer's command."""
+        if self.dealt:
+            raise RuleError(Reason.PROTOCOL, "the cards are dealt already")
+        if len(entropy) != len(self.players) or any(len(e) > MAX_ENTROPY_BYTES for e in entropy):
+            raise ValueError(f"a deal takes at most {MAX_ENTROPY_BYTES} bytes of entropy for each of "
+                             f"{len(self.players)} seats")
+        events = self._set_up(tuple(entropy), now_ms)
+        self.commands.append(Command(DEALER_SEAT, {"type": DEAL, "entropy": [e.hex() for e in entropy]}, now_ms,
+                                     automatic=True))
+        return events
+
+    def _set_up(self, entropy: tuple[bytes, ...], now_ms: int) -> list[Event]:
+        join = self.join or []
         seats = [
-            {"id": seat_id(seat), "name": name, "seat": seat, "status": "active", "join": self.join[seat], "data": {}}
+            {"id": seat_id(seat), "name": name, "seat": seat, "status": "active", "join": join[seat], "data": {}}
             for seat, name in enumerate(self.players)
         ]
-        self.state, self.events = self._engine.create_game(
-            f"{self.rules.name}:{self.seed}",
-            seats,
-            self.seed,
-            self.started_ms,
-            self.rules.initial_variables(self.options),
+        state, self.events = self._engine.create_game(
+            self.rules.name, seats, self.seed.random_key(entropy), now_ms, self.rules.initial_variables(self.options)
         )
+        # Kept in the state, so a checkpoint carries the deal's public inputs.
+        state["deal"] = {"entropy": [e.hex() for e in entropy], "dealt_ms": now_ms}
+        self._dealt(state)
+        return self.events
+
+    def _dealt(self, state: State) -> None:
+        self.state = state
+        self._fairness = {"commitment": self.seed.commitment, "entropy": list(state["deal"]["entropy"])}
 
     # -- who acts ------------------------------------------------------------------
 
@@ -97,7 +146,7 @@ class Match:
         """Who is asked to act now, by seat (computed once per state)."""
         computed_for, requests = self._requests
         if computed_for is not self.state:
-            requests = sorted(self.rules.requests(self.state), key=lambda request: request.seat)
+            requests = [] if self.state is None else sorted(self.rules.requests(self.state), key=lambda r: r.seat)
             self._requests = (self.state, requests)
         return requests
 
@@ -106,19 +155,22 @@ class Match:
 
     @property
     def deadline_ms(self) -> int | None:
-        """The earliest deadline of the open requests."""
+        """The earliest deadline of the open requests, or the deal's."""
+        if not self.dealt:
+            return self.deal_deadline_ms
         deadlines = [request.deadline_ms for request in self.requests if request.deadline_ms is not None]
         return min(deadlines) if deadlines else None
 
     @property
     def result(self) -> dict[str, Any] | None:
-        return self.rules.result(self.state)
+        return self.rules.result(self.state) if self.state is not None else None
 
     # -- acting -------------------------------------------------------------------
 
     def act(self, seat: int, action: Any, now_ms: int, automatic: bool = False) -> list[Event]:
         """Apply a seat's action or raise RuleError with the state unchanged."""
         engine_action = self._validate_envelope(seat, action)
+        assert self.state is not None  # the envelope refuses every action before the deal
         self.state, events = self._engine.dispatch(self.state, engine_action, now_ms)
         self.commands.append(Command(seat, action, now_ms, automatic))
         self.events.extend(events)
@@ -143,16 +195,26 @@ class Match:
         return self.views([seat])[seat]
 
     def views(self, seats: Sequence[int | None]) -> dict[int | None, View]:
-        """Each seat's view, with its request (if it is asked) under "request";
-        None is a spectator's, which carries no request."""
-        views = self.rules.views(self.state, seats)
+        """Each seat's view, with its request (if it is asked) under "request"
+        and what it needs to check the deal under "fairness"; None is a
+        spectator's, which carries no request."""
+        if self.state is None:
+            return {seat: self._dealing_view(seat) for seat in seats}
+        fairness = self._fairness
+        if self.result is not None:
+            fairness = {**fairness, "seed": self.seed.seed, "salt": self.seed.salt}
+        views = {seat: {**view, "fairness": fairness} for seat, view in self.rules.views(self.state, seats).items()}
         for request in self.requests:
             if request.seat in views:
-                views[request.seat] = {**views[request.seat], "request": request.to_view()}
+                views[request.seat]["request"] = request.to_view()
         return views
 
+    def _dealing_view(self, seat: int | None) -> View:
+        return {"game": self.rules.name, "seat": -1 if seat is None else seat, "players": list(self.players),
+                "stage": DEALING_STAGE, "deadline_ms": self.deal_deadline_ms, "fairness": self._fairness}
+
     def state_hash(self) -> str:
-        return view_hash(self.state)
+        return view_hash(self.state if self.state is not None else self.header())
 
     def state_bytes(self) -> bytes:
         return canonical_bytes(self.state)
@@ -161,11 +223,13 @@ class Match:
         """Everything besides the commands that a replay needs."""
         return {
             "game": self.rules.name,
-            "seed": self.seed,
+            "seed": self.seed.seed,
+            "salt": self.seed.salt,
             "players": list(self.players),
             "join": [dict(data) for data in self.join or ()],
             "options": dict(self.options),
             "started_ms": self.started_ms,
+            "deal_deadline_ms": self.deal_deadline_ms,
         }
 
     def _validate_envelope(self, seat: int, action: Any) -> Action:
@@ -177,6 +241,8 @@ class Match:
             raise RuleError(Reason.UNKNOWN_ACTION, f"{self.rules.name} has no action {action['type']!r}")
         if not 0 <= seat < len(self.players):
             raise RuleError(Reason.MALFORMED, f"no seat {seat} at this table")
+        if not self.dealt:
+            raise RuleError(Reason.NOT_YOUR_TURN, "the cards are not dealt yet: the table waits for every seat")
         if self.request_for(seat) is None:
             asked = [request.seat for request in self.requests]
             if len(asked) == 1:
@@ -189,11 +255,15 @@ class Match:
 def replay(
     rules: GameRules, header: Mapping[str, Any], commands: Sequence[Command], from_state: State | None = None
 ) -> Match:
-    """Rebuild a game from its header and accepted commands: same seed, same
-    seats and join data, same commands give the same state and events. With
-    `from_state` (a checkpoint), `commands` are those after it."""
-    match = Match(rules, header["seed"], list(header["players"]), dict(header["options"]), header["started_ms"],
-                  [dict(data) for data in header.get("join", [])] or None, from_state)
+    """Rebuild a game from its header and logged commands (the deal among
+    them): same seed, seats, join data and commands give the same state and
+    events. With `from_state` (a checkpoint), `commands` are those after it."""
+    match = Match(rules, TableSeed(header["seed"], header["salt"]), list(header["players"]), dict(header["options"]),
+                  header["started_ms"], [dict(data) for data in header.get("join", [])] or None, from_state,
+                  header.get("deal_deadline_ms"))
     for command in commands:
-        match.act(command.seat, command.action, command.now_ms, command.automatic)
+        if command.seat == DEALER_SEAT:
+            match.deal([bytes.fromhex(e) for e in command.action["entropy"]], command.now_ms)
+        else:
+            match.act(command.seat, command.action, command.now_ms, command.automatic)
     return match

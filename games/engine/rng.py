@@ -1,10 +1,13 @@
-"""The engine's deterministic PRNG: same seed, same commands, same game, in any language.
+"""The engine's deterministic PRNG: same key, same commands, same game, in any language.
 
 Python's `random` may change its streams between versions, and a game must
-replay identically from its seed on any version and in any language. So the
-engine uses SplitMix64 (Steele, Lea, Flood 2014; the generator Java's
-SplittableRandom and xoshiro's seeding use), whose whole state is one 64-bit
-integer that lives in the game state and round-trips through msgpack.
+replay identically on any version and in any language. So the engine uses
+SplitMix64 (Steele, Lea, Flood 2014; the generator Java's SplittableRandom
+and xoshiro's seeding use), whose whole state is one 64-bit integer.
+
+Every random purpose draws from a stream of its own (`stream_state`): a
+keyed hash of the purpose's label, so that no two purposes share numbers
+(the seating and the game's first draw, say, were once the same permutation).
 
 Algorithms, pinned by known-answer tests (docs/protocol.md repeats them):
 - next_u64: state += 0x9E3779B97F4A7C15; z = state;
@@ -14,10 +17,14 @@ Algorithms, pinned by known-answer tests (docs/protocol.md repeats them):
   return x % n. Unbiased.
 - shuffle(items): Fisher-Yates from the last index down: for i = len-1 .. 1,
   j = below(i + 1), swap items[i] and items[j].
+- stream_state(key, label): the first 8 bytes, big-endian, of
+  HMAC-SHA256(key, UTF-8 of label).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from typing import MutableSequence, TypeVar
 
 _MASK = (1 << 64) - 1
@@ -58,6 +65,10 @@ class Random:
             items[i], items[j] = items[j], items[i]
 
 
-def seed_state(seed: int) -> int:
-    """Any integer seed (a 64-bit table seed, say) becomes a valid PRNG state."""
-    return seed & _MASK
+def stream_state(key: bytes, label: str) -> int:
+    """The SplitMix64 state that starts the stream named `label` under `key`.
+    While HMAC-SHA256 is a pseudo-random function, streams of different
+    labels are independent, and none can be predicted without the key."""
+    if not key:
+        raise ValueError("a stream needs a non-empty key")
+    return int.from_bytes(hmac.new(key, label.encode(), hashlib.sha256).digest()[:8], "big")

@@ -10,7 +10,7 @@ Layout:
      "variables": {name: value},
      "position": {"round", "turn", "phase", "current",     # current = seat
                   "skips": [{"seat": int, "phase": str | None}]},
-     "rng": int}                                           # SplitMix64 state
+     "rng": {"key": hex, "streams": {purpose: count}}}     # see Context.random
 
 A player's seat is its index in "players"; the caller of Engine.create_game
 may add keys to a player record (the engine adds "skills").
@@ -52,14 +52,14 @@ def move_card(state: State, card_id: str, from_zone_id: str, to_zone_id: str) ->
     state["zones"][to_zone_id]["cards"].append(card_id)
 
 
-def new_state(game_id: str, players: list[dict[str, Any]], rng_state: int) -> State:
+def new_state(game_id: str, players: list[dict[str, Any]], random_key: bytes) -> State:
     return {
         "game_id": game_id,
         "zones": {},
         "players": players,
         "variables": {},
         "position": {"round": 0, "turn": 0, "phase": "", "current": 0, "skips": []},
-        "rng": rng_state,
+        "rng": {"key": random_key.hex(), "streams": {}},
     }
 
 

@@ -75,14 +75,14 @@ def _game_start(ctx: Context, frame: Frame) -> str:
     state = ctx.state
     ctx.fire(kt.GAME_PREPARED, kt.GameData())
     identities = list(IDENTITIES[table.seats(state)])
-    ctx.random.shuffle(identities)
+    ctx.random("identities").shuffle(identities)
     for seat, identity in enumerate(identities):
         table.player(state, seat)["identity"] = identity
     lord = table.lord(state)
     _position(ctx)["current"] = lord
     ctx.emit(IDENTITIES_DEALT, {"lord": lord})
     names = sorted(GENERALS)
-    ctx.random.shuffle(names)
+    ctx.random("generals.lord_offer").shuffle(names)
     table.player(state, lord)["offered"] = names[:LORD_CHOICES]
     machine.ask(ctx, frame, CHOOSE_GENERAL, [lord], options.turn_timeout(state))
     return "others_choose"
@@ -97,7 +97,7 @@ def _others_choose(ctx: Context, frame: Frame) -> str:
     # The pool is small, so offers to different players may overlap.
     pool = sorted(name for name in GENERALS if name != table.player(state, lord)["general"])
     for seat in others:
-        ctx.random.shuffle(pool)
+        ctx.random("generals.offer").shuffle(pool)
         table.player(state, seat)["offered"] = pool[:OTHER_CHOICES]
     machine.ask(ctx, frame, CHOOSE_GENERAL, others, options.turn_timeout(state))
     return "show_generals"
@@ -117,7 +117,7 @@ def _show_generals(ctx: Context, frame: Frame) -> str:
         for skill in general.skills:
             grant_skill(ctx, seat, skill)
     _position(ctx)["current"] = lord
-    ctx.random.shuffle(table.cards_in(state, table.DECK))
+    ctx.random("deck.shuffle").shuffle(table.cards_in(state, table.DECK))
     ctx.fire(kt.BEFORE_GAME_START, kt.GameData())
     return "initial_cards"
 
@@ -147,7 +147,7 @@ def use_lucky_card(ctx: Context, seat: int) -> None:
     count = len(hand)
     for card_id in list(hand):
         move_card(state, card_id, table.hand_zone(state, seat), table.DECK)
-    ctx.random.shuffle(table.cards_in(state, table.DECK))
+    ctx.random("lucky_card.shuffle").shuffle(table.cards_in(state, table.DECK))
     table.player(state, seat)["lucky_left"] -= 1
     table.draw(ctx, seat, count)
 

@@ -145,7 +145,7 @@ def _surprise_raid(ctx: Context, seat: int, data: kt.PhaseData) -> None:
     _used(ctx, seat, "surprise_raid")
     for victim in victims:
         held = table.hand(state, victim)
-        table.move(state, held[ctx.random.below(len(held))], table.hand_zone(state, seat))
+        table.move(state, held[ctx.random("raid.card").below(len(held))], table.hand_zone(state, seat))
 
 
 def _wisdom(ctx: Context, seat: int, data: kt.CardUseData) -> None:

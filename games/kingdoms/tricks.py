@@ -197,7 +197,7 @@ def _trick_picked(ctx: Context, frame: Frame) -> None:
     target = frame["target"]
     if picked == FROM_HAND:
         held = table.hand(state, target)
-        picked = held[ctx.random.below(len(held))]
+        picked = held[ctx.random("trick.hand_card").below(len(held))]
     if cards.card(frame["card"]).name == cards.SNATCH:
         table.move(state, picked, table.hand_zone(state, frame["user"]))
         ctx.emit(TAKEN, {"seat": frame["user"], "from": target})

@@ -20,6 +20,7 @@ import time
 import msgpack
 
 from tablehost.actors.metrics import TableMetrics
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.actors.table import Table
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 
@@ -30,7 +31,7 @@ async def table_moves(games: int) -> tuple[int, float]:
     chooser = random.Random(7)
     moves, spent = 0, 0.0
     for game in range(games):
-        table = Table(f"bench-{game}", BIGTWO, game, ["a", "b", "c", "d"], {})
+        table = Table(f"bench-{game}", BIGTWO, TableSeed.numbered(game), ["a", "b", "c", "d"], {})
         streams = [table.subscribe(seat, 0) for seat in range(4)]
         started = time.perf_counter()
         while not table.over:

@@ -41,6 +41,7 @@ import msgpack
 
 from tablehost.games.bigtwo.game import RULES
 from tablehost.games.duel.game import RULES as DUEL_RULES
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
 from tablehost.games.engine.rules import GameRules
 from tablehost.games.kingdoms.game import RULES as KINGDOMS_RULES
@@ -87,7 +88,7 @@ class Game:
 
     def new_match(self, seed: int) -> Match:
         join = [dict(data) for data in self.join] if self.join is not None else None
-        return Match(self.rules, seed, list(self.players), {}, 0, join)
+        return Match(self.rules, TableSeed.numbered(seed), list(self.players), {}, 0, join)
 
 
 BIGTWO = Game(RULES, tuple(PLAYERS))
@@ -132,7 +133,7 @@ def record(games: int, seed: int) -> Sample:
     bot = random.Random(seed)
     sample = Sample([], [], [], [], [], 0)
     for n in range(games):
-        match = Match(RULES, seed + n, list(PLAYERS), {}, 0)
+        match = Match(RULES, TableSeed.numbered(seed + n), list(PLAYERS), {}, 0)
         previous = {viewer: match.view(viewer) for viewer in VIEWERS}
         while match.result is None:
             seat = RULES.to_act(match.state)

@@ -45,6 +45,7 @@ from redis_server import RedisServer  # noqa: E402
 from tablehost.actors.room import table_record  # noqa: E402
 from tablehost.actors.store import Appends, Checkpoint, JournalEntry  # noqa: E402
 from tablehost.actors.store.redis_store import RedisStore  # noqa: E402
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.actors.table import Table  # noqa: E402
 from tablehost.clients.bots import RandomBot  # noqa: E402
 from tablehost.games.engine.rules import GameRules  # noqa: E402
@@ -78,11 +79,11 @@ async def play(rules: GameRules, seed: int) -> RecordedGame:
     table_id = f"t-{uuid.uuid4().hex[:12]}"
     join = rules.check_join(rules.example_join())  # what the bots join with (Duel: a deck)
     entrants = [{"ticket": uuid.uuid4().hex, "name": f"player-{seed}-{seat}", "join": join} for seat in range(seats)]
-    request = {"table_id": table_id, "game": rules.name, "variant": "", "seed": seed, "entrants": entrants,
-               "options": {}}
+    request = {"table_id": table_id, "game": rules.name, "variant": "", "seed": TableSeed.numbered(seed),
+               "entrants": entrants, "options": {}}
     record = table_record(request, entrants)
     game = RecordedGame({})
-    table = Table(table_id, rules, seed, list(record["players"]), {}, join=list(record["join"]),
+    table = Table(table_id, rules, request["seed"], list(record["players"]), {}, join=list(record["join"]),
                   journal=RecordingJournal(game))
     game.header = {"table_id": table_id, "run_id": uuid.uuid4().hex, "match": table.match.header(), "record": record}
     streams = [table.subscribe(seat, 0) for seat in range(seats)]

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from tablehost.games.bigtwo.cards import FULL_DECK
 from tablehost.games.bigtwo.game import RULES, score_hands
 from tablehost.games.engine.errors import Reason, RuleError
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Command, Match, replay, seat_id
 from tablehost.games.engine.state import player_hand_zone_id
 from tablehost.games.engine.views import apply_delta, canonical_bytes, decode, diff, view_hash
@@ -41,7 +42,7 @@ bot_seeds = st.integers(min_value=0, max_value=2**32 - 1)
 def play_out(seed: int, bot_seed: int, at_each_step: Callable[[Match], None] = lambda match: None) -> Match:
     """A whole game: each move a random legal action, or the turn timer's automatic
     action (every tenth move, and now and then at random). `at_each_step` sees the match before every move and at the end."""
-    match = Match(RULES, seed, list(PLAYERS), {"turn_timeout_ms": TIMEOUT_MS}, 0)
+    match = Match(RULES, TableSeed.numbered(seed), list(PLAYERS), {"turn_timeout_ms": TIMEOUT_MS}, 0)
     bot = random.Random(bot_seed)
     now_ms = 0
     while match.result is None:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from tablehost.games.duel import board
 from tablehost.games.duel.decks import DECKS
 from tablehost.games.duel.game import RULES
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Command, Match, replay
 from tablehost.games.engine.views import canonical_bytes, decode
 
@@ -35,7 +36,7 @@ def play_out(seed: int, bot_seed: int, chosen: tuple[str, str],
              at_each_step: Callable[[Match], None] = lambda match: None) -> Match:
     """A whole game: each move a random legal action of a random asked seat,
     or now and then the timer's automatic action."""
-    match = Match(RULES, seed, ["ann", "bo"], {"turn_timeout_ms": TIMEOUT_MS}, 0,
+    match = Match(RULES, TableSeed.numbered(seed), ["ann", "bo"], {"turn_timeout_ms": TIMEOUT_MS}, 0,
                   [{"deck": name} for name in chosen])
     bot = random.Random(bot_seed)
     now_ms = 0

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Command, Match, replay
 from tablehost.games.engine.views import canonical_bytes, decode
 from tablehost.games.kingdoms import table
@@ -35,7 +36,7 @@ def play_out(seed: int, bot_seed: int, players: int,
              at_each_step: Callable[[Match], None] = lambda match: None) -> Match:
     """A whole game: each move a random listed action of a random asked
     seat (its default when none is listed), or now and then the timer's."""
-    match = Match(RULES, seed, [f"n{seat}" for seat in range(players)], dict(OPTIONS), 0)
+    match = Match(RULES, TableSeed.numbered(seed), [f"n{seat}" for seat in range(players)], dict(OPTIONS), 0)
     bot = random.Random(bot_seed)
     now_ms = 0
     while match.result is None:
@@ -132,7 +133,7 @@ def test_a_table_of_silent_players_ends_too(seed: int, players: int) -> None:
     """Every request left to its timer: nobody uses a card, so the game
     ends by the deck running out or at round 9999; the rounds in between
     are skipped by moving the round counter on after the first two."""
-    match = Match(RULES, seed, [f"n{seat}" for seat in range(players)], dict(OPTIONS), 0)
+    match = Match(RULES, TableSeed.numbered(seed), [f"n{seat}" for seat in range(players)], dict(OPTIONS), 0)
     moved_on = False
     for _ in range(5_000):
         if match.result is not None:

@@ -15,6 +15,7 @@ from typing import Any
 from tablehost.games.duel import board, effects
 from tablehost.games.duel.catalog import spec_of
 from tablehost.games.duel.game import RULES
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
 from tablehost.games.engine.state import State
 
@@ -24,7 +25,7 @@ END_TURN = {"type": "end_turn"}
 
 
 def new_match(seed: int = 1, options: dict[str, Any] | None = None, join: tuple[dict, dict] = DECKS) -> Match:
-    return Match(RULES, seed, ["ann", "bo"], options or {}, 0, [dict(data) for data in join])
+    return Match(RULES, TableSeed.numbered(seed), ["ann", "bo"], options or {}, 0, [dict(data) for data in join])
 
 
 def started(seed: int = 1, options: dict[str, Any] | None = None, join: tuple[dict, dict] = DECKS) -> Match:

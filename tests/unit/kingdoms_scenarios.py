@@ -14,6 +14,7 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
 from tablehost.games.engine.plugin import Trigger
 from tablehost.games.engine.state import State
@@ -55,7 +56,7 @@ class Harness(Kingdoms):
 
 
 def new_match(seed: int = 1, seats: int = 5, rules: Kingdoms = RULES, options: dict[str, Any] | None = None) -> Match:
-    return Match(rules, seed, [f"n{seat}" for seat in range(seats)], options or {}, 0)
+    return Match(rules, TableSeed.numbered(seed), [f"n{seat}" for seat in range(seats)], options or {}, 0)
 
 
 def choose_generals(match: Match, generals: dict[int, str] | None = None, keep_hands: bool = True) -> None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from tablehost.games.bigtwo.bots import GreedyBot
 from tablehost.games.bigtwo.game import RULES as BIGTWO
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
 
 PASS = {"type": "pass"}
@@ -71,7 +72,7 @@ def test_big_two_offers_the_greedy_bot_by_name_as_a_factory_taking_a_seed() -> N
 
 def test_four_greedy_bots_finish_a_game_on_the_host_lists_alone() -> None:
     bots = [GreedyBot(seat) for seat in range(4)]
-    match = Match(BIGTWO, 7, ["a", "b", "c", "d"], {}, 0)
+    match = Match(BIGTWO, TableSeed.numbered(7), ["a", "b", "c", "d"], {}, 0)
     for now in range(1, 1_000):
         if match.result is not None:
             break

@@ -27,6 +27,7 @@ from tablehost.games.bigtwo.game import (
     score_hands,
 )
 from tablehost.games.engine.errors import Reason, RuleError
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match, seat_id
 from tablehost.games.engine.state import player_hand_zone_id
 from tablehost.games.engine.views import canonical_bytes
@@ -35,7 +36,7 @@ PLAYERS = ["p0", "p1", "p2", "p3"]
 
 
 def new_match(seed: int = 1, options: dict[str, Any] | None = None, started_ms: int = 0) -> Match:
-    return Match(RULES, seed, list(PLAYERS), options or {}, started_ms)
+    return Match(RULES, TableSeed.numbered(seed), list(PLAYERS), options or {}, started_ms)
 
 
 def hand(match: Match, seat: int) -> list[str]:
@@ -132,7 +133,7 @@ def test_four_seats_are_dealt_thirteen_cards_each_and_all_52_are_conserved(seed:
 @pytest.mark.parametrize("players", [PLAYERS[:3], PLAYERS + ["p4"]])
 def test_a_table_seats_exactly_four_players(players: list[str]) -> None:
     with pytest.raises(ValueError, match="4-4"):
-        Match(RULES, 1, players, {}, 0)
+        Match(RULES, TableSeed.numbered(1), players, {}, 0)
 
 
 def test_the_deal_depends_on_the_seed_alone() -> None:
@@ -461,7 +462,7 @@ def test_a_seat_view_has_the_documented_keys() -> None:
     seat = RULES.to_act(match.state)
     assert set(match.view(seat)) == {
         "game", "seat", "players", "to_act", "deadline_ms", "hand_counts",
-        "last_play", "passed", "first_play", "result", "hand", "request",
+        "last_play", "passed", "first_play", "result", "hand", "request", "fairness",
     }
     request = match.view(seat)["request"]
     assert set(request) == {"legal_actions", "deadline_ms", "default"}

@@ -17,6 +17,7 @@ from tablehost.clients.bots import NoLegalAction, PlayStats, RandomBot, bot_fact
 from tablehost.clients.sdk import CommitOutcome, GameResult
 from tablehost.games.bigtwo.bots import GreedyBot
 from tablehost.games.bigtwo.game import RULES as BIGTWO
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
 from tablehost.v1 import table_pb2
 from tests.testgames.trio import RULES as TRIO
@@ -54,7 +55,7 @@ def test_the_random_bot_only_returns_a_listed_action(legal: list[dict[str, Any]]
 @pytest.mark.parametrize("kind", ["random", "greedy"])
 def test_bots_alone_play_a_big_two_game_to_its_end_without_an_illegal_move(kind: str) -> None:
     bots = [make_bot(kind, BIGTWO_BOTS, seed) for seed in range(4)]
-    match = Match(BIGTWO, 99, ["a", "b", "c", "d"], {}, 0)
+    match = Match(BIGTWO, TableSeed.numbered(99), ["a", "b", "c", "d"], {}, 0)
     for now in range(1, 10_000):
         if match.result is not None:
             break
@@ -71,7 +72,7 @@ def test_bots_alone_play_a_big_two_game_to_its_end_without_an_illegal_move(kind:
 def test_random_bots_play_a_game_that_asks_several_seats_at_once_to_its_end(seed: int) -> None:
     """The three-seat test game asks every seat together, then one out of turn."""
     bots = [RandomBot(seed * 10 + seat) for seat in range(3)]
-    match = Match(TRIO, seed, ["a", "b", "c"], {}, 0, [{"league": "a"}] * 3)
+    match = Match(TRIO, TableSeed.numbered(seed), ["a", "b", "c"], {}, 0, [{"league": "a"}] * 3)
     for now in range(1, 100):
         if match.result is not None:
             break

@@ -29,7 +29,7 @@ PLAYERS = [{"id": "p1", "name": "Alice", "seat": 0, "status": "active", "data": 
 
 def table(deck: list[str], discard: list[str] | None = None, **variables: Any) -> State:
     """A state with a deck (cards[0] on top) and, if given, a discard pile."""
-    state = new_state("g1", copy.deepcopy(PLAYERS), 42)
+    state = new_state("g1", copy.deepcopy(PLAYERS), b"key-42")
     state["zones"]["deck"] = {"id": "deck", "type": "deck", "owner_id": None, "cards": list(deck)}
     if discard is not None:
         state["zones"]["discard"] = {"id": "discard", "type": "discard", "owner_id": None, "cards": list(discard)}
@@ -187,6 +187,7 @@ def test_keep_top_true_is_the_same_as_the_default() -> None:
     )
     assert implicit["zones"] == explicit["zones"]
     assert implicit["rng"] == explicit["rng"]
+    assert implicit["rng"]["streams"] == {"draw.reshuffle": 1}
 
 
 def test_keep_top_false_reshuffles_the_whole_discard_pile() -> None:
@@ -220,7 +221,7 @@ def test_a_deck_that_does_not_run_out_is_not_reshuffled() -> None:
     state, events = ENGINE.dispatch(reshuffling(["a", "b"], ["d1", "d2"]), create_draw_card_action("p1", 2))
     assert [event.type for event in events] == [CARD_DRAWN]
     assert cards(state, "discard") == ["d1", "d2"]
-    assert state["rng"] == 42
+    assert state["rng"]["streams"] == {}, "no stream opened"
 
 
 def test_the_reshuffle_uses_the_games_prng_and_is_reproducible() -> None:
@@ -228,7 +229,7 @@ def test_the_reshuffle_uses_the_games_prng_and_is_reproducible() -> None:
     first, _ = ENGINE.dispatch(start, create_draw_card_action("p1", 20))
     again, _ = ENGINE.dispatch(start, create_draw_card_action("p1", 20))
     assert first == again
-    assert first["rng"] != start["rng"]
+    assert first["rng"]["streams"] == {"draw.reshuffle": 1}
     assert cards(first, "player:p1:hand") != [f"d{n}" for n in range(20)], "the pile was shuffled"
 
 

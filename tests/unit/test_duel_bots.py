@@ -13,6 +13,7 @@ from tablehost.clients.presentation import presenter_for
 from tablehost.games.duel import board
 from tablehost.games.duel.bots import GreedyBot
 from tablehost.games.duel.game import RULES
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
 
 BOTS = bot_factories(RULES.bots())
@@ -21,7 +22,7 @@ BOTS = bot_factories(RULES.bots())
 @pytest.mark.parametrize("kinds", [("greedy", "random"), ("random", "greedy"), ("greedy", "greedy")])
 def test_bots_play_a_duel_to_its_end_choosing_only_listed_actions(kinds: tuple[str, str]) -> None:
     bots = [make_bot(kind, BOTS, seed) for seed, kind in enumerate(kinds)]
-    match = Match(RULES, 7, ["a", "b"], {}, 0, [{"deck": "paladin-basic"}, {"deck": "hunter-basic"}])
+    match = Match(RULES, TableSeed.numbered(7), ["a", "b"], {}, 0, [{"deck": "paladin-basic"}, {"deck": "hunter-basic"}])
     for now in range(1, 5_000):
         if match.result is not None:
             break
@@ -34,7 +35,7 @@ def test_bots_play_a_duel_to_its_end_choosing_only_listed_actions(kinds: tuple[s
 
 
 def test_the_greedy_bot_returns_costly_cards_at_the_mulligan() -> None:
-    match = Match(RULES, 3, ["a", "b"], {}, 0, [{"deck": "mage-basic"}, {"deck": "mage-basic"}])
+    match = Match(RULES, TableSeed.numbered(3), ["a", "b"], {}, 0, [{"deck": "mage-basic"}, {"deck": "mage-basic"}])
     view = match.view(0)
     chosen = GreedyBot().choose(view)
     costly = sorted(card["id"] for card in view["hand"] if card["cost"] > 3)

@@ -13,6 +13,7 @@ from tablehost.games.bigtwo.game import RULES
 from tablehost.games.engine.draw import DrawPlugin, create_draw_card_action
 from tablehost.games.engine.engine import Context, Engine
 from tablehost.games.engine.errors import Reason, RuleError
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
 from tablehost.games.engine.plugin import Action, ActionHandler, Event, HandlerResult, Plugin
 from tablehost.games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
@@ -36,7 +37,7 @@ def _discard_then_refuse(action: Action, ctx: Context) -> HandlerResult:
     state = ctx.state
     move_card(state, state["zones"]["deck"]["cards"][0], "deck", "discard")
     state["variables"]["touched"] = True
-    ctx.random.next_u64()
+    ctx.random("test.refused").next_u64()
     raise RuleError(Reason.ILLEGAL_MOVE, "refused after mutating")
 
 
@@ -48,7 +49,7 @@ def _discard_top(action: Action, ctx: Context) -> HandlerResult:
 
 
 def _shuffle_deck(action: Action, ctx: Context) -> HandlerResult:
-    ctx.random.shuffle(ctx.state["zones"]["deck"]["cards"])
+    ctx.random("test.shuffle").shuffle(ctx.state["zones"]["deck"]["cards"])
     return HandlerResult(ctx.state, [])
 
 
@@ -78,7 +79,7 @@ def engine() -> Engine:
 
 @pytest.fixture
 def state(engine: Engine) -> State:
-    state, _ = engine.create_game("g1", PLAYERS, seed=42)
+    state, _ = engine.create_game("g1", PLAYERS, random_key=b"key-42")
     return state
 
 
@@ -101,22 +102,22 @@ def test_a_new_game_has_zones_players_variables_position_and_rng(state: State) -
     assert state["zones"]["deck"]["cards"][0] == "c0"
     assert state["players"] == [{**player, "skills": []} for player in PLAYERS], "no skill held yet"
     assert state["position"] == {"round": 0, "turn": 0, "phase": "", "current": 0, "skips": []}
-    assert state["rng"] == 42
+    assert state["rng"] == {"key": b"key-42".hex(), "streams": {}}
 
 
 def test_setup_events_are_returned_by_create_game(engine: Engine) -> None:
-    _, events = engine.create_game("g1", PLAYERS, seed=1)
+    _, events = engine.create_game("g1", PLAYERS, random_key=b"key-1")
     assert events == [Event("SET_UP", {"cards": 10})]
 
 
 def test_initial_variables_are_in_the_state_before_setup_runs(engine: Engine) -> None:
-    state, _ = engine.create_game("g1", PLAYERS, seed=1, initial_variables={"house_rule": "x"})
+    state, _ = engine.create_game("g1", PLAYERS, random_key=b"key-1", initial_variables={"house_rule": "x"})
     assert state["variables"] == {"house_rule": "x"}
 
 
 def test_create_game_does_not_keep_references_to_the_callers_players(engine: Engine) -> None:
     players = copy.deepcopy(PLAYERS)
-    state, _ = engine.create_game("g1", players, seed=1)
+    state, _ = engine.create_game("g1", players, random_key=b"key-1")
     state["players"][0]["data"]["x"] = 1
     assert players == PLAYERS
 
@@ -143,7 +144,7 @@ def test_a_rejected_action_leaves_the_state_byte_identical(engine: Engine, state
 def test_a_rejected_action_does_not_advance_the_prng(engine: Engine, state: State) -> None:
     with pytest.raises(RuleError):
         engine.dispatch(state, Action("REFUSE", "p0"))
-    assert state["rng"] == 42
+    assert state["rng"]["streams"] == {}
 
 
 def test_an_unknown_action_is_refused_as_unknown_action(engine: Engine, state: State) -> None:
@@ -166,13 +167,25 @@ def test_two_plugins_may_not_handle_the_same_action() -> None:
         Engine([TEST_PLUGIN, twin])
 
 
-def test_randomness_is_drawn_from_the_state_and_recorded_in_it(engine: Engine, state: State) -> None:
+def test_each_shuffle_draws_from_a_stream_of_its_own_recorded_in_the_state(engine: Engine, state: State) -> None:
     first, _ = engine.dispatch(state, Action("SHUFFLE"))
     again, _ = engine.dispatch(state, Action("SHUFFLE"))
     assert first == again, "same state and action, same shuffle"
-    assert first["rng"] != state["rng"]
+    assert first["rng"]["streams"] == {"test.shuffle": 1}
     second, _ = engine.dispatch(first, Action("SHUFFLE"))
+    assert second["rng"]["streams"] == {"test.shuffle": 2}
     assert second["zones"]["deck"]["cards"] != first["zones"]["deck"]["cards"]
+
+
+def test_streams_of_one_purpose_and_of_two_purposes_are_all_different(engine: Engine, state: State) -> None:
+    ctx = Context(engine, copy.deepcopy(state), 0)
+    streams = [ctx.random(purpose) for purpose in ("a", "a", "b", "c")]
+    draws = [[stream.next_u64() for _ in range(4)] for stream in streams]
+    assert len({tuple(numbers) for numbers in draws}) == 4
+    assert ctx.state["rng"]["streams"] == {"a": 2, "b": 1, "c": 1}
+    replayed = Context(engine, copy.deepcopy(state), 0)
+    again = replayed.random("a")
+    assert [again.next_u64() for _ in range(4)] == draws[0], "the same stream again from the same state"
 
 
 # --- plain data (checkpoints are msgpack) ------------------------------------
@@ -183,7 +196,7 @@ def test_state_round_trips_through_msgpack_exactly_after_setup(state: State) -> 
 
 
 def test_big_two_state_round_trips_through_msgpack_after_setup_and_after_moves() -> None:
-    match = Match(RULES, 7, ["a", "b", "c", "d"], {}, 1_000)
+    match = Match(RULES, TableSeed.numbered(7), ["a", "b", "c", "d"], {}, 1_000)
     assert msgpack.unpackb(msgpack.packb(match.state)) == match.state
     for step in range(8):
         seat = RULES.to_act(match.state)
@@ -208,7 +221,7 @@ def test_big_two_state_round_trips_through_msgpack_after_setup_and_after_moves()
     ],
 )
 def test_a_refused_big_two_command_changes_nothing(seat_offset: int, action: object, reason: Reason) -> None:
-    match = Match(RULES, 3, ["a", "b", "c", "d"], {}, 0)
+    match = Match(RULES, TableSeed.numbered(3), ["a", "b", "c", "d"], {}, 0)
     seat = (RULES.to_act(match.state) + seat_offset) % 4
     before_hash, before = match.state_hash(), copy.deepcopy(match.state)
     with pytest.raises(RuleError) as refusal:
@@ -224,7 +237,7 @@ def test_a_refused_big_two_command_changes_nothing(seat_offset: int, action: obj
 
 def test_the_same_seed_and_commands_give_the_same_events_and_final_hash() -> None:
     def play(seed: int) -> Match:
-        match = Match(RULES, seed, ["a", "b", "c", "d"], {}, 0)
+        match = Match(RULES, TableSeed.numbered(seed), ["a", "b", "c", "d"], {}, 0)
         for step in range(20):
             seat = RULES.to_act(match.state)
             match.act(seat, RULES.legal_actions(match.state, seat)[0], step)

@@ -10,6 +10,7 @@ from kingdoms_scenarios import PASS, asked, lord, scene, seat_after, set_health,
 
 from tablehost.clients.bots import bot_factories, make_bot
 from tablehost.clients.presentation import presenter_for
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
 from tablehost.games.kingdoms import table
 from tablehost.games.kingdoms.bots import RuleBot
@@ -21,7 +22,7 @@ BOTS = bot_factories(RULES.bots())
 @pytest.mark.parametrize("kinds", [("rules",) * 5, ("random", "rules", "random", "rules", "rules")])
 def test_bots_play_a_game_to_its_end_choosing_only_listed_actions(kinds: tuple[str, ...]) -> None:
     bots = [make_bot(kind, BOTS, seed) for seed, kind in enumerate(kinds)]
-    match = Match(RULES, 7, [f"n{seat}" for seat in range(len(kinds))], {}, 0)
+    match = Match(RULES, TableSeed.numbered(7), [f"n{seat}" for seat in range(len(kinds))], {}, 0)
     for now in range(1, 20_000):
         if match.result is not None:
             break

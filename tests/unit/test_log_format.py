@@ -13,6 +13,7 @@ import msgpack
 import pytest
 
 from tablehost.actors.log_format import JsonFormatter, configure_logging, log_fields
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.actors.table import Table
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 
@@ -35,7 +36,7 @@ def json_lines_of(logger_name: str, scenario) -> list[dict]:
 
 def test_a_rejection_is_one_json_line_with_the_table_seq_and_act_id() -> None:
     async def reject_one() -> None:
-        table = Table("t-json", BIGTWO, 7, ["a", "b", "c", "d"], {})
+        table = Table("t-json", BIGTWO, TableSeed.numbered(7), ["a", "b", "c", "d"], {})
         not_to_act = (BIGTWO.to_act(table.match.state) + 1) % 4
         stream = table.subscribe(not_to_act, 0)
         table.commit(stream, "move-\"1\"", msgpack.packb({"type": "pass"}))

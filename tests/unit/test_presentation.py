@@ -13,6 +13,7 @@ import pytest
 from tablehost.clients.presentation import GenericPresenter, Presenter, compact, presenter_for
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.bigtwo.presentation import BigTwoPresenter
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
 from tests.testgames.trio import RULES as TRIO
 
@@ -22,11 +23,11 @@ CARDS = BigTwoPresenter()
 
 
 def bigtwo(seed: int = 3) -> Match:
-    return Match(BIGTWO, seed, NAMES, {}, 0)
+    return Match(BIGTWO, TableSeed.numbered(seed), NAMES, {}, 0)
 
 
 def trio() -> Match:
-    return Match(TRIO, 5, NAMES[:3], {}, 0, [{"league": "a"}, {"league": "a", "mark": "♦"}, {"league": "a"}])
+    return Match(TRIO, TableSeed.numbered(5), NAMES[:3], {}, 0, [{"league": "a"}, {"league": "a", "mark": "♦"}, {"league": "a"}])
 
 
 def act(match: Match, seat: int, action: dict[str, Any], now: int = 1) -> tuple[dict, dict]:

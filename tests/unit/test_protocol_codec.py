@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from tablehost.clients import codec
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.engine import views
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
 
 scalars = (
@@ -218,7 +219,7 @@ def test_a_delta_that_does_not_fit_the_view_is_refused(delta: Any, problem: str)
 def test_every_seat_follows_a_whole_big_two_game_from_the_wire_deltas() -> None:
     """What a client does for real: start from the first view, apply each
     published delta as bytes, and land on the host's hash every time."""
-    match = Match(BIGTWO, 2024, ["p0", "p1", "p2", "p3"], {}, 1_000)
+    match = Match(BIGTWO, TableSeed.numbered(2024), ["p0", "p1", "p2", "p3"], {}, 1_000)
     viewers: list[int | None] = [0, 1, 2, 3, None]
     host_views = {viewer: match.view(viewer) for viewer in viewers}
     client_views = {viewer: codec.decode(views.canonical_bytes(view)) for viewer, view in host_views.items()}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tablehost.games.engine.errors import Reason, RuleError
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match, replay, seat_id
 from tablehost.games.engine.rules import InvalidJoin
 from tablehost.games.engine.skills import held_skills
@@ -18,7 +19,7 @@ JOIN = [{"league": "a"}, {"league": "a", "mark": "♦"}, {"league": "a"}]
 
 
 def new_trio(started_ms: int = 0, timeout_ms: int = 1_000) -> Match:
-    return Match(TRIO, 5, ["ann", "ann", "bo"], {"turn_timeout_ms": timeout_ms}, started_ms, JOIN)
+    return Match(TRIO, TableSeed.numbered(5), ["ann", "ann", "bo"], {"turn_timeout_ms": timeout_ms}, started_ms, JOIN)
 
 
 def pick(n: int) -> dict:
@@ -101,7 +102,7 @@ def test_join_data_is_checked_kept_with_the_seat_and_in_the_header() -> None:
                                       {"league": "a", "mark": ""}]
     assert match.view(2)["marks"] == ["", "♦", ""]
     with pytest.raises(InvalidJoin, match="unknown league"):
-        Match(TRIO, 5, ["a", "b", "c"], {}, 0, [{"league": "z"}] * 3)
+        Match(TRIO, TableSeed.numbered(5), ["a", "b", "c"], {}, 0, [{"league": "z"}] * 3)
 
 
 def test_a_replay_needs_the_join_data_of_the_header() -> None:

@@ -120,7 +120,7 @@ def _engine() -> Engine:
 
 
 def _start(engine: Engine) -> State:
-    state, _ = engine.create_game("g", PLAYERS, seed=5)
+    state, _ = engine.create_game("g", PLAYERS, random_key=b"key-5")
     return state
 
 
@@ -209,7 +209,7 @@ def test_a_skill_given_with_the_players_is_held_from_setup() -> None:
     engine = _engine()
     players = [dict(player) for player in PLAYERS]
     players[2]["skills"] = ["haste"]
-    state, _ = engine.create_game("g", players, seed=5)
+    state, _ = engine.create_game("g", players, random_key=b"key-5")
     assert held_skills(state, 2) == ("haste",)
     assert _drawn_in_a_turn(engine, state, 2) == 3
 

@@ -86,7 +86,7 @@ def test_a_batch_sent_again_after_its_reply_was_lost_is_taken_once(store: TableS
 
 def test_a_load_reads_everything_without_fencing_the_writer(store: TableStore) -> None:
     table_id = new_table(store)
-    checkpoint = Checkpoint(2, {"n": 2}, {"0:a2": 2})
+    checkpoint = Checkpoint(2, {"n": 2}, {"0:a2": 2}, [{"seat": 0, "action": {}, "now_ms": 1, "automatic": False}])
     store.append({table_id: Appends(1, entries(1, 2), checkpoint)})
     store.append({table_id: Appends(1, entries(3, 3))})
     loaded = store.load(table_id)
@@ -98,7 +98,7 @@ def test_a_load_reads_everything_without_fencing_the_writer(store: TableStore) -
 
 def test_a_checkpoint_trims_the_journal_before_it(store: TableStore) -> None:
     table_id = new_table(store)
-    checkpoint = Checkpoint(4, {"zones": {}, "rng": 9}, {"1:a1": 1, "0:a4": 4})
+    checkpoint = Checkpoint(4, {"zones": {}, "rng": 9}, {"1:a1": 1, "0:a4": 4}, [])
     assert store.append({table_id: Appends(1, entries(1, 4), checkpoint)}) == {}
     assert store.append({table_id: Appends(1, entries(5, 6))}) == {}
     stored = store.claim(table_id)
@@ -159,7 +159,7 @@ def test_any_run_of_appends_checkpoints_and_claims_keeps_exactly_the_journal_aft
     epoch, seq, checkpoint_seq = 1, 0, 0
     for count, with_checkpoint, then_claim in steps:
         batch = entries(seq + 1, seq + count)
-        checkpoint = Checkpoint(seq + count, {"n": seq + count}, {}) if with_checkpoint else None
+        checkpoint = Checkpoint(seq + count, {"n": seq + count}, {}, []) if with_checkpoint else None
         assert store.append({table_id: Appends(epoch, batch, checkpoint)}) == {}
         seq += count
         checkpoint_seq = seq if with_checkpoint else checkpoint_seq
@@ -214,7 +214,7 @@ def test_a_finished_redis_tables_keys_expire_after_the_retention(redis_server) -
 
     store = RedisStore(redis_server.url, finished_retention_s=120)
     table_id = new_table(store)
-    store.append({table_id: Appends(1, entries(1, 3), Checkpoint(2, {"n": 2}, {}))})
+    store.append({table_id: Appends(1, entries(1, 3), Checkpoint(2, {"n": 2}, {}, []))})
     client = redis.Redis.from_url(redis_server.url)
     keys = [f"th:{{{table_id}}}:{part}" for part in ("header", "epoch", "seq", "journal", "checkpoint")]
     assert all(client.ttl(key) == -1 for key in keys)  # no expiry while it runs

@@ -8,6 +8,7 @@ import asyncio
 import msgpack
 
 from tablehost.actors.outbound import CloseOut, DeltaOut, GameOverOut, RejectionOut
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.actors.table import MAX_QUEUED_COMMITS, Table
 from tablehost.games.engine.errors import Reason
 from tablehost.games.bigtwo.game import RULES as BIGTWO
@@ -41,7 +42,7 @@ def kinds(stream) -> list:
 def test_nothing_of_a_command_is_published_until_the_journal_holds_it() -> None:
     async def scenario():
         journal = HeldJournal()
-        table = Table("t-d1", BIGTWO, 21, ["a", "b", "c", "d"], {}, journal=journal)
+        table = Table("t-d1", BIGTWO, TableSeed.numbered(21), ["a", "b", "c", "d"], {}, journal=journal)
         streams = {seat: table.subscribe(seat, 0) for seat in range(4)}
         for stream in streams.values():
             stream.outbox.take_all()  # the snapshots
@@ -60,7 +61,7 @@ def test_nothing_of_a_command_is_published_until_the_journal_holds_it() -> None:
 def test_a_stream_saying_hello_while_the_last_command_is_in_flight_hears_of_the_end_after_it() -> None:
     async def scenario():
         journal = HeldJournal()
-        table = Table("t-d2", BIGTWO, 22, ["a", "b", "c", "d"], {}, journal=journal)
+        table = Table("t-d2", BIGTWO, TableSeed.numbered(22), ["a", "b", "c", "d"], {}, journal=journal)
         streams = {seat: table.subscribe(seat, 0) for seat in range(4)}
         while True:
             move(table, streams)
@@ -83,7 +84,7 @@ def test_a_stream_saying_hello_while_the_last_command_is_in_flight_hears_of_the_
 def test_commits_behind_one_in_flight_queue_up_to_a_bound_and_the_next_is_told_the_table_is_busy() -> None:
     async def scenario():
         journal = HeldJournal()
-        table = Table("t-d3", BIGTWO, 21, ["a", "b", "c", "d"], {}, journal=journal, rate=1e6, burst=1e6)
+        table = Table("t-d3", BIGTWO, TableSeed.numbered(21), ["a", "b", "c", "d"], {}, journal=journal, rate=1e6, burst=1e6)
         streams = {seat: table.subscribe(seat, 0) for seat in range(4)}
         for stream in streams.values():
             stream.outbox.take_all()

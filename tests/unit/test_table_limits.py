@@ -6,6 +6,7 @@ import asyncio
 import msgpack
 
 from tablehost.actors.outbound import CloseOut, RejectionOut, StreamEnd
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.actors.table import FLOOD_COOLDOWN_S, Table
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.engine.errors import Reason
@@ -17,7 +18,7 @@ def drain(subscriber) -> list:
 
 def test_commits_beyond_the_burst_are_rejected_rate_limited_and_change_nothing() -> None:
     async def scenario():
-        table = Table("t-1", BIGTWO, 7, ["a", "b", "c", "d"], {}, rate=1.0, burst=3.0)
+        table = Table("t-1", BIGTWO, TableSeed.numbered(7), ["a", "b", "c", "d"], {}, rate=1.0, burst=3.0)
         not_to_act = (BIGTWO.to_act(table.match.state) + 1) % 4
         stream = table.subscribe(not_to_act, 0)
         drain(stream)
@@ -34,7 +35,7 @@ def test_commits_beyond_the_burst_are_rejected_rate_limited_and_change_nothing()
 
 def test_a_new_stream_of_a_seat_does_not_refill_its_budget() -> None:
     async def scenario():
-        table = Table("t-1b", BIGTWO, 7, ["a", "b", "c", "d"], {}, rate=1.0, burst=3.0)
+        table = Table("t-1b", BIGTWO, TableSeed.numbered(7), ["a", "b", "c", "d"], {}, rate=1.0, burst=3.0)
         not_to_act = (BIGTWO.to_act(table.match.state) + 1) % 4
         reasons = []
         for stream_number in range(2):
@@ -57,7 +58,7 @@ def test_a_new_stream_of_a_seat_does_not_refill_its_budget() -> None:
 
 def test_acks_have_their_own_budget_so_acking_never_costs_a_move() -> None:
     async def scenario():
-        table = Table("t-2", BIGTWO, 7, ["a", "b", "c", "d"], {}, rate=1.0, burst=1.0)
+        table = Table("t-2", BIGTWO, TableSeed.numbered(7), ["a", "b", "c", "d"], {}, rate=1.0, burst=1.0)
         seat = BIGTWO.to_act(table.match.state)
         stream = table.subscribe(seat, 0)
         snapshot = drain(stream)[0]
@@ -81,7 +82,7 @@ def test_a_seat_flooding_past_its_allowance_has_its_stream_ended_and_is_refused_
     seat may not open a stream again until its cooldown has passed."""
 
     async def scenario():
-        table = Table("t-flood", BIGTWO, 7, ["a", "b", "c", "d"], {}, rate=1.0, burst=3.0)
+        table = Table("t-flood", BIGTWO, TableSeed.numbered(7), ["a", "b", "c", "d"], {}, rate=1.0, burst=3.0)
         not_to_act = (BIGTWO.to_act(table.match.state) + 1) % 4
         assert table.cooling_down(not_to_act) == 0
         stream = table.subscribe(not_to_act, 0)
@@ -119,7 +120,7 @@ from tablehost.actors.table import REMEMBERED_REJECTIONS_PER_SEAT  # noqa: E402
 
 
 def new_table(**limits) -> Table:
-    return Table("t-3", BIGTWO, 7, ["a", "b", "c", "d"], {}, **limits)
+    return Table("t-3", BIGTWO, TableSeed.numbered(7), ["a", "b", "c", "d"], {}, **limits)
 
 
 def move_of(table: Table) -> tuple[int, bytes]:

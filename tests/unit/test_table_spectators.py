@@ -7,6 +7,7 @@ import asyncio
 import msgpack
 
 from tablehost.actors.outbound import CloseOut, DeltaOut, SnapshotOut
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.actors.table import Table
 from tablehost.actors.tokens import SPECTATOR_SEAT
 from tablehost.games.bigtwo.game import RULES as BIGTWO
@@ -29,7 +30,7 @@ def seated_streams(table: Table) -> dict:
 
 def test_a_spectator_arriving_mid_game_starts_from_a_snapshot_and_every_delta_verifies() -> None:
     async def scenario():
-        table = Table("t-s1", BIGTWO, 11, ["a", "b", "c", "d"], {})
+        table = Table("t-s1", BIGTWO, TableSeed.numbered(11), ["a", "b", "c", "d"], {})
         streams = seated_streams(table)
         for _ in range(3):
             play_one_move(table, streams)
@@ -53,7 +54,7 @@ def test_a_spectator_arriving_mid_game_starts_from_a_snapshot_and_every_delta_ve
 
 def test_a_spectator_returning_after_nobody_watched_gets_a_snapshot_not_a_replay() -> None:
     async def scenario():
-        table = Table("t-s2", BIGTWO, 12, ["a", "b", "c", "d"], {})
+        table = Table("t-s2", BIGTWO, TableSeed.numbered(12), ["a", "b", "c", "d"], {})
         streams = seated_streams(table)
         first = table.subscribe(SPECTATOR_SEAT, 0)
         play_one_move(table, streams)
@@ -71,7 +72,7 @@ def test_a_spectator_returning_after_nobody_watched_gets_a_snapshot_not_a_replay
 
 def test_a_spectator_reconnecting_while_watched_gets_exactly_the_missed_deltas() -> None:
     async def scenario():
-        table = Table("t-s3", BIGTWO, 13, ["a", "b", "c", "d"], {})
+        table = Table("t-s3", BIGTWO, TableSeed.numbered(13), ["a", "b", "c", "d"], {})
         streams = seated_streams(table)
         watching = table.subscribe(SPECTATOR_SEAT, 0)
         play_one_move(table, streams)
@@ -92,12 +93,12 @@ def test_a_finished_tables_streams_end_cleanly_after_their_last_messages() -> No
     from tablehost.actors.outbound import GameOverOut, StreamEnd
 
     async def scenario():
-        table = Table("t-s4", BIGTWO, 14, ["a", "b", "c", "d"], {})
+        table = Table("t-s4", BIGTWO, TableSeed.numbered(14), ["a", "b", "c", "d"], {})
         streams = seated_streams(table)
         while not table.over:
             play_one_move(table, streams)
         table.close("the game is over")
-        unfinished = Table("t-s5", BIGTWO, 15, ["a", "b", "c", "d"], {})
+        unfinished = Table("t-s5", BIGTWO, TableSeed.numbered(15), ["a", "b", "c", "d"], {})
         left = unfinished.subscribe(0, 0)
         unfinished.close("every player left the table")
         return streams[0].outbox.take_all(), left.outbox.take_all()

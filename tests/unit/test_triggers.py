@@ -87,7 +87,7 @@ class Table:
             self.engine.add_trigger(Trigger(timing, self._logger(timing)))
 
     def start(self) -> State:
-        state, _ = self.engine.create_game("t", PLAYERS, seed=1)
+        state, _ = self.engine.create_game("t", PLAYERS, random_key=b"key-1")
         return state
 
     def add(self, timing: str, handler: Callable[[Context, Any], bool | None], seat: int | None = None) -> None:
@@ -533,7 +533,7 @@ def _state_with_current(current: int) -> State:
         "players": PLAYERS,
         "variables": {},
         "position": {"round": 0, "turn": 0, "phase": "", "current": current},
-        "rng": 0,
+        "rng": {"key": "00", "streams": {}},
     }
 
 
@@ -602,7 +602,7 @@ def test_rounds_open_on_the_first_turn_and_turn_over_when_the_seat_number_wraps(
         ),
     )
     players = [{"id": f"p{i}", "name": f"p{i}", "seat": i, "status": "active", "data": {}} for i in range(3)]
-    ctx = Context(Engine([plugin]), new_state("g", players, 1), 0)
+    ctx = Context(Engine([plugin]), new_state("g", players, b"key-1"), 0)
     phases = (flow.Phase("play", interactive=True),)
     for seat in (1, 2, 0, 1, 2, 0):
         flow.begin_turn(ctx, seat, phases)

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from tablehost.v1 import table_pb2 as tablehost_dot_v1_dot_table__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18tablehost/v1/lobby.proto\x12\x0ctablehost.v1\x1a\x18tablehost/v1/table.proto\"y\n\x10JoinQueueRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x0e\n\x06ticket\x18\x04 \x01(\t\x12\x11\n\tjoin_data\x18\x05 \x01(\x0c\x12\r\n\x05seats\x18\x06 \x01(\r\"\x8c\x01\n\x0fTableAssignment\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x12\n\nseat_token\x18\x04 \x01(\t\x12\x0c\n\x04game\x18\x05 \x01(\t\x12\x15\n\rdisplay_names\x18\x06 \x03(\t\x12\x0e\n\x06ticket\x18\x07 \x01(\t\"#\n\x11LeaveQueueRequest\x12\x0e\n\x06ticket\x18\x01 \x01(\t\"%\n\x12LeaveQueueResponse\x12\x0f\n\x07removed\x18\x01 \x01(\x08\"b\n\x19\x43reatePrivateTableRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x17\n\x0fturn_timeout_ms\x18\x03 \x01(\r\x12\r\n\x05seats\x18\x04 \x01(\r\"9\n\x0cPrivateTable\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\r\n\x05seats\x18\x03 \x01(\x05\"`\n\x17JoinPrivateTableRequest\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x0e\n\x06ticket\x18\x03 \x01(\t\x12\x11\n\tjoin_data\x18\x04 \x01(\x0c\"#\n\x0fSpectateRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"&\n\x12LookupTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t2\xf1\x03\n\x05Lobby\x12J\n\tJoinQueue\x12\x1e.tablehost.v1.JoinQueueRequest\x1a\x1d.tablehost.v1.TableAssignment\x12O\n\nLeaveQueue\x12\x1f.tablehost.v1.LeaveQueueRequest\x1a .tablehost.v1.LeaveQueueResponse\x12Y\n\x12\x43reatePrivateTable\x12\'.tablehost.v1.CreatePrivateTableRequest\x1a\x1a.tablehost.v1.PrivateTable\x12X\n\x10JoinPrivateTable\x12%.tablehost.v1.JoinPrivateTableRequest\x1a\x1d.tablehost.v1.TableAssignment\x12H\n\x08Spectate\x12\x1d.tablehost.v1.SpectateRequest\x1a\x1d.tablehost.v1.TableAssignment\x12L\n\x0bLookupTable\x12 .tablehost.v1.LookupTableRequest\x1a\x1b.tablehost.v1.TableLocationb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18tablehost/v1/lobby.proto\x12\x0ctablehost.v1\x1a\x18tablehost/v1/table.proto\"y\n\x10JoinQueueRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x0e\n\x06ticket\x18\x04 \x01(\t\x12\x11\n\tjoin_data\x18\x05 \x01(\x0c\x12\r\n\x05seats\x18\x06 \x01(\r\"\xa5\x01\n\x0fTableAssignment\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x12\n\nseat_token\x18\x04 \x01(\t\x12\x0c\n\x04game\x18\x05 \x01(\t\x12\x15\n\rdisplay_names\x18\x06 \x03(\t\x12\x0e\n\x06ticket\x18\x07 \x01(\t\x12\x17\n\x0f\x64\x65\x61l_commitment\x18\x08 \x01(\t\"#\n\x11LeaveQueueRequest\x12\x0e\n\x06ticket\x18\x01 \x01(\t\"%\n\x12LeaveQueueResponse\x12\x0f\n\x07removed\x18\x01 \x01(\x08\"b\n\x19\x43reatePrivateTableRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x17\n\x0fturn_timeout_ms\x18\x03 \x01(\r\x12\r\n\x05seats\x18\x04 \x01(\r\"9\n\x0cPrivateTable\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\r\n\x05seats\x18\x03 \x01(\x05\"`\n\x17JoinPrivateTableRequest\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x0e\n\x06ticket\x18\x03 \x01(\t\x12\x11\n\tjoin_data\x18\x04 \x01(\x0c\"#\n\x0fSpectateRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"&\n\x12LookupTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t2\xf1\x03\n\x05Lobby\x12J\n\tJoinQueue\x12\x1e.tablehost.v1.JoinQueueRequest\x1a\x1d.tablehost.v1.TableAssignment\x12O\n\nLeaveQueue\x12\x1f.tablehost.v1.LeaveQueueRequest\x1a .tablehost.v1.LeaveQueueResponse\x12Y\n\x12\x43reatePrivateTable\x12\'.tablehost.v1.CreatePrivateTableRequest\x1a\x1a.tablehost.v1.PrivateTable\x12X\n\x10JoinPrivateTable\x12%.tablehost.v1.JoinPrivateTableRequest\x1a\x1d.tablehost.v1.TableAssignment\x12H\n\x08Spectate\x12\x1d.tablehost.v1.SpectateRequest\x1a\x1d.tablehost.v1.TableAssignment\x12L\n\x0bLookupTable\x12 .tablehost.v1.LookupTableRequest\x1a\x1b.tablehost.v1.TableLocationb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,21 +35,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_JOINQUEUEREQUEST']._serialized_start=68
   _globals['_JOINQUEUEREQUEST']._serialized_end=189
   _globals['_TABLEASSIGNMENT']._serialized_start=192
-  _globals['_TABLEASSIGNMENT']._serialized_end=332
-  _globals['_LEAVEQUEUEREQUEST']._serialized_start=334
-  _globals['_LEAVEQUEUEREQUEST']._serialized_end=369
-  _globals['_LEAVEQUEUERESPONSE']._serialized_start=371
-  _globals['_LEAVEQUEUERESPONSE']._serialized_end=408
-  _globals['_CREATEPRIVATETABLEREQUEST']._serialized_start=410
-  _globals['_CREATEPRIVATETABLEREQUEST']._serialized_end=508
-  _globals['_PRIVATETABLE']._serialized_start=510
-  _globals['_PRIVATETABLE']._serialized_end=567
-  _globals['_JOINPRIVATETABLEREQUEST']._serialized_start=569
-  _globals['_JOINPRIVATETABLEREQUEST']._serialized_end=665
-  _globals['_SPECTATEREQUEST']._serialized_start=667
-  _globals['_SPECTATEREQUEST']._serialized_end=702
-  _globals['_LOOKUPTABLEREQUEST']._serialized_start=704
-  _globals['_LOOKUPTABLEREQUEST']._serialized_end=742
-  _globals['_LOBBY']._serialized_start=745
-  _globals['_LOBBY']._serialized_end=1242
+  _globals['_TABLEASSIGNMENT']._serialized_end=357
+  _globals['_LEAVEQUEUEREQUEST']._serialized_start=359
+  _globals['_LEAVEQUEUEREQUEST']._serialized_end=394
+  _globals['_LEAVEQUEUERESPONSE']._serialized_start=396
+  _globals['_LEAVEQUEUERESPONSE']._serialized_end=433
+  _globals['_CREATEPRIVATETABLEREQUEST']._serialized_start=435
+  _globals['_CREATEPRIVATETABLEREQUEST']._serialized_end=533
+  _globals['_PRIVATETABLE']._serialized_start=535
+  _globals['_PRIVATETABLE']._serialized_end=592
+  _globals['_JOINPRIVATETABLEREQUEST']._serialized_start=594
+  _globals['_JOINPRIVATETABLEREQUEST']._serialized_end=690
+  _globals['_SPECTATEREQUEST']._serialized_start=692
+  _globals['_SPECTATEREQUEST']._serialized_end=727
+  _globals['_LOOKUPTABLEREQUEST']._serialized_start=729
+  _globals['_LOOKUPTABLEREQUEST']._serialized_end=767
+  _globals['_LOBBY']._serialized_start=770
+  _globals['_LOBBY']._serialized_end=1267
 # @@protoc_insertion_point(module_scope)

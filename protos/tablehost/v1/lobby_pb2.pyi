@@ -24,7 +24,7 @@ class JoinQueueRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., variant: _Optional[str] = ..., display_name: _Optional[str] = ..., ticket: _Optional[str] = ..., join_data: _Optional[bytes] = ..., seats: _Optional[int] = ...) -> None: ...
 
 class TableAssignment(_message.Message):
-    __slots__ = ("table_id", "endpoint", "seat", "seat_token", "game", "display_names", "ticket")
+    __slots__ = ("table_id", "endpoint", "seat", "seat_token", "game", "display_names", "ticket", "deal_commitment")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     ENDPOINT_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -32,6 +32,7 @@ class TableAssignment(_message.Message):
     GAME_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAMES_FIELD_NUMBER: _ClassVar[int]
     TICKET_FIELD_NUMBER: _ClassVar[int]
+    DEAL_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     endpoint: str
     seat: int
@@ -39,7 +40,8 @@ class TableAssignment(_message.Message):
     game: str
     display_names: _containers.RepeatedScalarFieldContainer[str]
     ticket: str
-    def __init__(self, table_id: _Optional[str] = ..., endpoint: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., game: _Optional[str] = ..., display_names: _Optional[_Iterable[str]] = ..., ticket: _Optional[str] = ...) -> None: ...
+    deal_commitment: str
+    def __init__(self, table_id: _Optional[str] = ..., endpoint: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., game: _Optional[str] = ..., display_names: _Optional[_Iterable[str]] = ..., ticket: _Optional[str] = ..., deal_commitment: _Optional[str] = ...) -> None: ...
 
 class LeaveQueueRequest(_message.Message):
     __slots__ = ("ticket",)

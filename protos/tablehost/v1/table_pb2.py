@@ -24,37 +24,37 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18tablehost/v1/table.proto\x12\x0ctablehost.v1\"D\n\rTableLocation\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12\x0f\n\x07running\x18\x03 \x01(\x08\"\x87\x01\n\rClientMessage\x12$\n\x05hello\x18\x01 \x01(\x0b\x32\x13.tablehost.v1.HelloH\x00\x12&\n\x06\x63ommit\x18\x02 \x01(\x0b\x32\x14.tablehost.v1.CommitH\x00\x12 \n\x03\x61\x63k\x18\x03 \x01(\x0b\x32\x11.tablehost.v1.AckH\x00\x42\x06\n\x04kind\"-\n\x05Hello\x12\x12\n\nseat_token\x18\x01 \x01(\t\x12\x10\n\x08last_seq\x18\x02 \x01(\x04\"(\n\x06\x43ommit\x12\x0e\n\x06\x61\x63t_id\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x02 \x01(\x0c\"%\n\x03\x41\x63k\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x11\n\tview_hash\x18\x02 \x01(\t\"\xf0\x01\n\rServerMessage\x12*\n\x08snapshot\x18\x01 \x01(\x0b\x32\x16.tablehost.v1.SnapshotH\x00\x12$\n\x05\x64\x65lta\x18\x02 \x01(\x0b\x32\x13.tablehost.v1.DeltaH\x00\x12,\n\trejection\x18\x03 \x01(\x0b\x32\x17.tablehost.v1.RejectionH\x00\x12+\n\tgame_over\x18\x04 \x01(\x0b\x32\x16.tablehost.v1.GameOverH\x00\x12*\n\x08\x61\x63\x63\x65pted\x18\x05 \x01(\x0b\x32\x16.tablehost.v1.AcceptedH\x00\x42\x06\n\x04kind\"\'\n\x08\x41\x63\x63\x65pted\x12\x0e\n\x06\x61\x63t_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x04\"X\n\x08Snapshot\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x0c\n\x04view\x18\x02 \x01(\x0c\x12\x11\n\tview_hash\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x10\n\x08table_id\x18\x05 \x01(\t\"Y\n\x05\x44\x65lta\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x0e\n\x06\x61\x63t_id\x18\x02 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x03 \x01(\x0c\x12\x11\n\tview_hash\x18\x04 \x01(\t\x12\x11\n\tautomatic\x18\x05 \x01(\x08\"X\n\tRejection\x12\x0e\n\x06\x61\x63t_id\x18\x01 \x01(\t\x12*\n\x06reason\x18\x02 \x01(\x0e\x32\x1a.tablehost.v1.RejectReason\x12\x0f\n\x07message\x18\x03 \x01(\t\"G\n\x08GameOver\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x0e\n\x06result\x18\x02 \x01(\x0c\x12\x0e\n\x06scores\x18\x03 \x03(\x12\x12\x0e\n\x06winner\x18\x04 \x01(\x05*\xc4\x02\n\x0cRejectReason\x12\x1d\n\x19REJECT_REASON_UNSPECIFIED\x10\x00\x12\x1f\n\x1bREJECT_REASON_NOT_YOUR_TURN\x10\x01\x12\x1f\n\x1bREJECT_REASON_NOT_YOUR_SEAT\x10\x02\x12\x1e\n\x1aREJECT_REASON_ILLEGAL_MOVE\x10\x03\x12\x1b\n\x17REJECT_REASON_MALFORMED\x10\x04\x12 \n\x1cREJECT_REASON_UNKNOWN_ACTION\x10\x05\x12\x1b\n\x17REJECT_REASON_GAME_OVER\x10\x06\x12\x1e\n\x1aREJECT_REASON_RATE_LIMITED\x10\x07\x12\x1b\n\x17REJECT_REASON_BAD_TOKEN\x10\x08\x12\x1a\n\x16REJECT_REASON_PROTOCOL\x10\t2M\n\x05Table\x12\x44\n\x04Play\x12\x1b.tablehost.v1.ClientMessage\x1a\x1b.tablehost.v1.ServerMessage(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18tablehost/v1/table.proto\x12\x0ctablehost.v1\"D\n\rTableLocation\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12\x0f\n\x07running\x18\x03 \x01(\x08\"\x87\x01\n\rClientMessage\x12$\n\x05hello\x18\x01 \x01(\x0b\x32\x13.tablehost.v1.HelloH\x00\x12&\n\x06\x63ommit\x18\x02 \x01(\x0b\x32\x14.tablehost.v1.CommitH\x00\x12 \n\x03\x61\x63k\x18\x03 \x01(\x0b\x32\x11.tablehost.v1.AckH\x00\x42\x06\n\x04kind\">\n\x05Hello\x12\x12\n\nseat_token\x18\x01 \x01(\t\x12\x10\n\x08last_seq\x18\x02 \x01(\x04\x12\x0f\n\x07\x65ntropy\x18\x03 \x01(\x0c\"(\n\x06\x43ommit\x12\x0e\n\x06\x61\x63t_id\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x02 \x01(\x0c\"%\n\x03\x41\x63k\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x11\n\tview_hash\x18\x02 \x01(\t\"\xf0\x01\n\rServerMessage\x12*\n\x08snapshot\x18\x01 \x01(\x0b\x32\x16.tablehost.v1.SnapshotH\x00\x12$\n\x05\x64\x65lta\x18\x02 \x01(\x0b\x32\x13.tablehost.v1.DeltaH\x00\x12,\n\trejection\x18\x03 \x01(\x0b\x32\x17.tablehost.v1.RejectionH\x00\x12+\n\tgame_over\x18\x04 \x01(\x0b\x32\x16.tablehost.v1.GameOverH\x00\x12*\n\x08\x61\x63\x63\x65pted\x18\x05 \x01(\x0b\x32\x16.tablehost.v1.AcceptedH\x00\x42\x06\n\x04kind\"\'\n\x08\x41\x63\x63\x65pted\x12\x0e\n\x06\x61\x63t_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x04\"X\n\x08Snapshot\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x0c\n\x04view\x18\x02 \x01(\x0c\x12\x11\n\tview_hash\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x10\n\x08table_id\x18\x05 \x01(\t\"Y\n\x05\x44\x65lta\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x0e\n\x06\x61\x63t_id\x18\x02 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x03 \x01(\x0c\x12\x11\n\tview_hash\x18\x04 \x01(\t\x12\x11\n\tautomatic\x18\x05 \x01(\x08\"X\n\tRejection\x12\x0e\n\x06\x61\x63t_id\x18\x01 \x01(\t\x12*\n\x06reason\x18\x02 \x01(\x0e\x32\x1a.tablehost.v1.RejectReason\x12\x0f\n\x07message\x18\x03 \x01(\t\"W\n\x08GameOver\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x0e\n\x06result\x18\x02 \x01(\x0c\x12\x0e\n\x06scores\x18\x03 \x03(\x12\x12\x0e\n\x06winner\x18\x04 \x01(\x05\x12\x0e\n\x06record\x18\x05 \x01(\x0c*\xc4\x02\n\x0cRejectReason\x12\x1d\n\x19REJECT_REASON_UNSPECIFIED\x10\x00\x12\x1f\n\x1bREJECT_REASON_NOT_YOUR_TURN\x10\x01\x12\x1f\n\x1bREJECT_REASON_NOT_YOUR_SEAT\x10\x02\x12\x1e\n\x1aREJECT_REASON_ILLEGAL_MOVE\x10\x03\x12\x1b\n\x17REJECT_REASON_MALFORMED\x10\x04\x12 \n\x1cREJECT_REASON_UNKNOWN_ACTION\x10\x05\x12\x1b\n\x17REJECT_REASON_GAME_OVER\x10\x06\x12\x1e\n\x1aREJECT_REASON_RATE_LIMITED\x10\x07\x12\x1b\n\x17REJECT_REASON_BAD_TOKEN\x10\x08\x12\x1a\n\x16REJECT_REASON_PROTOCOL\x10\t2M\n\x05Table\x12\x44\n\x04Play\x12\x1b.tablehost.v1.ClientMessage\x1a\x1b.tablehost.v1.ServerMessage(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tablehost.v1.table_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_REJECTREASON']._serialized_start=1007
-  _globals['_REJECTREASON']._serialized_end=1331
+  _globals['_REJECTREASON']._serialized_start=1040
+  _globals['_REJECTREASON']._serialized_end=1364
   _globals['_TABLELOCATION']._serialized_start=42
   _globals['_TABLELOCATION']._serialized_end=110
   _globals['_CLIENTMESSAGE']._serialized_start=113
   _globals['_CLIENTMESSAGE']._serialized_end=248
   _globals['_HELLO']._serialized_start=250
-  _globals['_HELLO']._serialized_end=295
-  _globals['_COMMIT']._serialized_start=297
-  _globals['_COMMIT']._serialized_end=337
-  _globals['_ACK']._serialized_start=339
-  _globals['_ACK']._serialized_end=376
-  _globals['_SERVERMESSAGE']._serialized_start=379
-  _globals['_SERVERMESSAGE']._serialized_end=619
-  _globals['_ACCEPTED']._serialized_start=621
-  _globals['_ACCEPTED']._serialized_end=660
-  _globals['_SNAPSHOT']._serialized_start=662
-  _globals['_SNAPSHOT']._serialized_end=750
-  _globals['_DELTA']._serialized_start=752
-  _globals['_DELTA']._serialized_end=841
-  _globals['_REJECTION']._serialized_start=843
-  _globals['_REJECTION']._serialized_end=931
-  _globals['_GAMEOVER']._serialized_start=933
-  _globals['_GAMEOVER']._serialized_end=1004
-  _globals['_TABLE']._serialized_start=1333
-  _globals['_TABLE']._serialized_end=1410
+  _globals['_HELLO']._serialized_end=312
+  _globals['_COMMIT']._serialized_start=314
+  _globals['_COMMIT']._serialized_end=354
+  _globals['_ACK']._serialized_start=356
+  _globals['_ACK']._serialized_end=393
+  _globals['_SERVERMESSAGE']._serialized_start=396
+  _globals['_SERVERMESSAGE']._serialized_end=636
+  _globals['_ACCEPTED']._serialized_start=638
+  _globals['_ACCEPTED']._serialized_end=677
+  _globals['_SNAPSHOT']._serialized_start=679
+  _globals['_SNAPSHOT']._serialized_end=767
+  _globals['_DELTA']._serialized_start=769
+  _globals['_DELTA']._serialized_end=858
+  _globals['_REJECTION']._serialized_start=860
+  _globals['_REJECTION']._serialized_end=948
+  _globals['_GAMEOVER']._serialized_start=950
+  _globals['_GAMEOVER']._serialized_end=1037
+  _globals['_TABLE']._serialized_start=1366
+  _globals['_TABLE']._serialized_end=1443
 # @@protoc_insertion_point(module_scope)

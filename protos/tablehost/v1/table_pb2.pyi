@@ -51,12 +51,14 @@ class ClientMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., commit: _Optional[_Union[Commit, _Mapping]] = ..., ack: _Optional[_Union[Ack, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("seat_token", "last_seq")
+    __slots__ = ("seat_token", "last_seq", "entropy")
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_FIELD_NUMBER: _ClassVar[int]
     seat_token: str
     last_seq: int
-    def __init__(self, seat_token: _Optional[str] = ..., last_seq: _Optional[int] = ...) -> None: ...
+    entropy: bytes
+    def __init__(self, seat_token: _Optional[str] = ..., last_seq: _Optional[int] = ..., entropy: _Optional[bytes] = ...) -> None: ...
 
 class Commit(_message.Message):
     __slots__ = ("act_id", "action")
@@ -135,13 +137,15 @@ class Rejection(_message.Message):
     def __init__(self, act_id: _Optional[str] = ..., reason: _Optional[_Union[RejectReason, str]] = ..., message: _Optional[str] = ...) -> None: ...
 
 class GameOver(_message.Message):
-    __slots__ = ("seq", "result", "scores", "winner")
+    __slots__ = ("seq", "result", "scores", "winner", "record")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
     seq: int
     result: bytes
     scores: _containers.RepeatedScalarFieldContainer[int]
     winner: int
-    def __init__(self, seq: _Optional[int] = ..., result: _Optional[bytes] = ..., scores: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ...) -> None: ...
+    record: bytes
+    def __init__(self, seq: _Optional[int] = ..., result: _Optional[bytes] = ..., scores: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., record: _Optional[bytes] = ...) -> None: ...
