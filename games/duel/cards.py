@@ -84,6 +84,33 @@ ENEMY_CHARACTER = Targeting("an enemy character", _enemy_character)
 
 
 @dataclass(frozen=True, slots=True)
+class PlayCondition:
+    """What must hold, from its owner's seat, for a card or hero power to be
+    used at all (fireplace's play requirements): one that would do nothing
+    is neither listed nor accepted, rather than taking the mana for nothing.
+    Which cards have one is our choice, following Hearthstone (the seed has
+    no card text)."""
+
+    needs: str
+    holds: Callable[[State, int], bool]
+
+
+def _room_on_your_board(state: State, seat: int) -> bool:
+    return len(board.board(state, seat)) < board.BOARD_LIMIT
+
+
+def _an_enemy_minion(state: State, seat: int) -> bool:
+    return any(board.alive(state, m) for m in board.board(state, board.opponent(seat)))
+
+
+ROOM_ON_YOUR_BOARD = PlayCondition(f"room on your board (at most {board.BOARD_LIMIT} minions)", _room_on_your_board)
+AN_ENEMY_MINION = PlayCondition("an enemy minion on the board", _an_enemy_minion)
+AN_ENEMY_MINION_AND_ROOM = PlayCondition(
+    "an enemy minion on the board and room on your board",
+    lambda state, seat: _an_enemy_minion(state, seat) and _room_on_your_board(state, seat))
+
+
+@dataclass(frozen=True, slots=True)
 class SecretTrigger:
     """A secret's hidden condition: at `timing`, during the opponent's
     turn, when `condition` holds, the secret is revealed and `effect` runs."""
@@ -99,7 +126,8 @@ class CardSpec:
     durability. `on_play` is a minion's battlecry, a spell's or a hero
     power's effect (a secret has none: its effect waits in `secret`).
     `target` says what `on_play` may be aimed at: a spell or hero power
-    with a target needs one, a battlecry takes one when there is one."""
+    with a target needs one, a battlecry takes one when there is one.
+    `requires` is what must hold for it to be used at all."""
 
     name: str
     cost: int
@@ -118,6 +146,7 @@ class CardSpec:
     deathrattle: Deathrattle | None = None
     triggers: tuple[tuple[str, TriggerEffect], ...] = field(default=())
     secret: SecretTrigger | None = None
+    requires: PlayCondition | None = None
 
     def __post_init__(self) -> None:
         unknown = self.keywords - set(board.KEYWORDS)
@@ -127,6 +156,14 @@ class CardSpec:
             raise ValueError(f"{self.name}: a secret needs its trigger")
         if self.target is not None and self.on_play is None:
             raise ValueError(f"{self.name}: a target for no effect")
+
+
+def is_spell(kind: str) -> bool:
+    """A secret is a spell whose effect waits hidden: what reacts to casting
+    a spell ("whenever you cast a spell") reacts to a secret too. Our
+    choice, as in Hearthstone: the seed says only which classes have
+    secrets."""
+    return kind in (SPELL, SECRET)
 
 
 def minion(
@@ -142,7 +179,8 @@ def spell(name: str, cost: int, card_class: str, text: str, on_play: PlayEffect,
 
 
 def secret(name: str, card_class: str, text: str, trigger: SecretTrigger) -> CardSpec:
-    """Every secret costs 2, as in the seed's classes."""
+    """Every secret costs 2. The cost is our choice: the seed names the
+    classes that have secrets (paladin, hunter, mage) but gives no costs."""
     return CardSpec(name, 2, SECRET, card_class, text, secret=trigger)
 
 
@@ -153,5 +191,7 @@ def weapon(
 
 
 def hero_power(name: str, card_class: str, text: str, on_play: PlayEffect, **more: Any) -> CardSpec:
-    """Every hero power costs 2 and is used at most once a turn."""
+    """Every hero power costs 2 and is used at most once a turn (the seed
+    readies it at each turn's start). The cost of 2 is our choice, as in
+    Hearthstone: the seed gives no costs."""
     return CardSpec(name, 2, HERO_POWER, card_class, text, on_play=on_play, collectible=False, **more)

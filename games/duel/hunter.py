@@ -6,6 +6,8 @@ from __future__ import annotations
 from tablehost.games.duel import board, effects
 from tablehost.games.duel import timings as duel_timings
 from tablehost.games.duel.cards import (
+    AN_ENEMY_MINION,
+    AN_ENEMY_MINION_AND_ROOM,
     ANY_CHARACTER,
     ANY_MINION,
     CardSpec,
@@ -62,7 +64,11 @@ def _a_hound_per_enemy_minion(ctx: Context, source: Source, target: str | None) 
 
 
 def _multi_shot(ctx: Context, source: Source, target: str | None) -> None:
-    """Two different random enemy minions, chosen before either is hit."""
+    """Two different random enemy minions, chosen before either is hit.
+
+    It is cast only with an enemy minion on the board (AN_ENEMY_MINION);
+    with exactly one, that one alone takes the 3 damage, as in Hearthstone.
+    Both are our choice: the seed has no cards."""
     candidates = effects.living_enemies(ctx.state, source.seat, minions_only=True)
     first = effects.random_choice(ctx, "multi_shot.target", candidates)
     second = effects.random_choice(ctx, "multi_shot.target", [m for m in candidates if m != first])
@@ -121,12 +127,13 @@ CARDS: tuple[CardSpec, ...] = (
     spell("Kill Command", 3, HUNTER, "Deal 3 damage. If you have a beast, deal 5 damage instead.", _kill_command,
           target=ANY_CHARACTER, aim="enemy"),
     spell("Unleash the Hounds", 3, HUNTER, "For each enemy minion, summon a 1/1 Hound with Charge.",
-          _a_hound_per_enemy_minion),
+          _a_hound_per_enemy_minion, requires=AN_ENEMY_MINION_AND_ROOM),
     weapon("Eaglehorn Bow", 3, 3, 2, HUNTER, "Whenever a friendly secret is revealed, gain +1 durability.",
            triggers=((duel_timings.SECRET_REVEALED, _sharpen_on_a_revealed_secret),)),
     minion("Houndmaster", 4, 4, 3, HUNTER, "Battlecry: give a friendly beast +2/+2 and Taunt.",
            target=FRIENDLY_BEAST, aim="friend", on_play=effects.buff_target(2, 2, "taunt")),
-    spell("Multi-Shot", 4, HUNTER, "Deal 3 damage to two random enemy minions.", _multi_shot),
+    spell("Multi-Shot", 4, HUNTER, "Deal 3 damage to two random enemy minions.", _multi_shot,
+          requires=AN_ENEMY_MINION),
     minion("Savannah Highmane", 6, 6, 5, HUNTER, "Deathrattle: summon two 2/2 Hyenas.", tribe=BEAST,
            deathrattle=_two_hyenas),
     secret("Explosive Trap", HUNTER, "Secret: when your hero is attacked, deal 2 damage to all enemies.",

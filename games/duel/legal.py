@@ -64,6 +64,12 @@ def _target_refusal(state: State, seat: int, spec: CardSpec, target: object) -> 
     return None
 
 
+def _condition_refusal(state: State, seat: int, spec: CardSpec) -> str | None:
+    if spec.requires is None or spec.requires.holds(state, seat):
+        return None
+    return f"{spec.name} needs {spec.requires.needs}"
+
+
 def play_refusal(state: State, seat: int, card_id: object, target: object = None) -> str | None:
     if card_id not in board.hand(state, seat):
         return f"{card_id} is not in your hand"
@@ -79,7 +85,7 @@ def play_refusal(state: State, seat: int, card_id: object, target: object = None
             return f"{spec.name} is already one of your secrets"
         if len(active) >= MAX_SECRETS:
             return f"you have {MAX_SECRETS} secrets already"
-    return _target_refusal(state, seat, spec, target)
+    return _condition_refusal(state, seat, spec) or _target_refusal(state, seat, spec, target)
 
 
 def attacker_refusal(state: State, seat: int, attacker: object) -> str | None:
@@ -130,7 +136,7 @@ def hero_power_refusal(state: State, seat: int, target: object = None) -> str | 
         return f"you have used {spec.name} this turn"
     if spec.cost > hero["mana"]:
         return f"{spec.name} costs {spec.cost} mana and you have {hero['mana']}"
-    return _target_refusal(state, seat, spec, target)
+    return _condition_refusal(state, seat, spec) or _target_refusal(state, seat, spec, target)
 
 
 def _with_targets(base: Action, state: State, seat: int, spec: CardSpec) -> list[Action]:

@@ -7,11 +7,11 @@ from tablehost.games.duel import board, effects
 from tablehost.games.duel import timings as duel_timings
 from tablehost.games.duel.cards import (
     ANY_CHARACTER,
-    SPELL,
     CardSpec,
     SecretTrigger,
     Source,
     hero_power,
+    is_spell,
     minion,
     secret,
     spell,
@@ -42,7 +42,8 @@ def _frost_nova(ctx: Context, source: Source, target: str | None) -> None:
 
 
 def _gain_attack_when_you_cast(ctx: Context, source: Source, data: duel_timings.CardPlayed) -> None:
-    if data.seat == source.seat and data.kind == SPELL:
+    """Any spell the owner casts counts, a secret too (cards.is_spell)."""
+    if data.seat == source.seat and is_spell(data.kind):
         effects.buff(ctx.state, source.card_id, attack=1)
 
 

@@ -9,6 +9,7 @@ from tablehost.games.duel.cards import (
     ANY_CHARACTER,
     ANY_MINION,
     FRIENDLY_MINION,
+    ROOM_ON_YOUR_BOARD,
     CardSpec,
     SecretTrigger,
     Source,
@@ -60,8 +61,10 @@ def _consecration(ctx: Context, source: Source, target: str | None) -> None:
     effects.damage_all(2, enemies_only=True, minions_only=False)(ctx, source, target)
 
 
+# With a full board Reinforce is not offered (as in Hearthstone; our
+# choice, the seed has no hero powers' text): it would take 2 mana for nothing.
 REINFORCE = hero_power("Reinforce", PALADIN, "Summon a 1/1 Silver Hand Recruit.",
-                       effects.summon_tokens(SILVER_HAND_RECRUIT, 1))
+                       effects.summon_tokens(SILVER_HAND_RECRUIT, 1), requires=ROOM_ON_YOUR_BOARD)
 
 CARDS: tuple[CardSpec, ...] = (
     spell("Blessing of Might", 1, PALADIN, "Give a minion +3 attack.", effects.buff_target(3),

@@ -71,14 +71,14 @@ def test_the_presenter_shows_heroes_boards_hand_with_marks_and_the_timer() -> No
     presenter = presenter_for(RULES.presenter())
     match = started(2)
     made = scene(match, mana=2, hands=(["Frostbolt", "Fireball"], []), boards=([], ["Gate Warden"]))
-    lines = presenter.table_lines(match.view(0), ["ann", "bo"])
+    lines = presenter.table_lines(match.view(0), ["ann", "bo"], now_ms=1_001)
     text = "\n".join(lines)
     assert "seat 0 ann (mage): 25/25 health  mana 2/2" in text
     assert "board: Gate Warden 1/2 [taunt]" in text
     assert "your hand (* playable): *Frostbolt (2),  Fireball (4)" in text
-    assert "timer:" in text
+    assert "timer: your turn, 89 s left" in text
     assert presenter.action_label({"type": "play", "card": made[0][0], "target": made[1][0]}) == \
-        "play Frostbolt -> Gate Warden"
+        "play Frostbolt -> their Gate Warden"
     assert presenter.action_label({"type": "end_turn"}) == "end turn"
     assert presenter.parse_move("end", match.view(0)) == {"type": "end_turn"}
     assert presenter.parse_move("1", match.view(0)) is None
@@ -93,7 +93,7 @@ def test_the_presenter_narrates_damage_deaths_and_the_end() -> None:
     before = match.view(None)
     match.act(0, {"type": "play", "card": made[0][0], "target": made[1][0]}, 2)
     presenter.table_lines(before, [])
-    assert presenter.narrate(before, match.view(None), ["ann", "bo"], False) == "Ogre Brute dies"
+    assert presenter.narrate(before, match.view(None), ["ann", "bo"], False) == "seat 1's Ogre Brute dies"
     rewrite(match, lambda state: board.hero(state, 1).update(health=1))
     made = scene(match, hands=(["Arcane Shot"], []))
     before = match.view(None)

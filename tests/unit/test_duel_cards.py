@@ -11,6 +11,7 @@ from duel_scenarios import END_TURN, attack, hand_names, hero, minion, on_board,
 
 from tablehost.games.duel import board
 from tablehost.games.duel.catalog import CATALOG, COLLECTIBLE, HERO_POWERS, LUCKY_COIN
+from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.match import Match
 
 Scenario = Callable[[Match], None]
@@ -476,6 +477,74 @@ def _(match: Match) -> None:
     rewrite(match, lambda state: board.secrets(state, 0).append(board.hand(state, 0).pop()))
     attack(match, 1, made[1][0], made[0][1])
     assert on_board(match, 0) == ["Snake", "Snake", "Snake"]
+
+
+# -- when a card or hero power may be used at all -----------------------------------------
+
+
+def refused_without_a_trace(match: Match, action: dict[str, object], reason: str) -> None:
+    """`action` is not offered, and sent anyway it is an illegal move that changes nothing."""
+    assert action not in match.request_for(0).legal_actions
+    before = match.state_hash()
+    with pytest.raises(RuleError, match=reason) as refusal:
+        match.act(0, action, 2)
+    assert refusal.value.reason is Reason.ILLEGAL_MOVE
+    assert match.state_hash() == before
+
+
+def test_reinforce_is_neither_offered_nor_accepted_with_a_full_board() -> None:
+    match = started(2)
+    scene(match, boards=(["Lantern Moth"] * board.BOARD_LIMIT, []))
+    rewrite(match, lambda state: board.hero(state, 0).update(**{"class": "paladin"}))
+    refused_without_a_trace(match, {"type": "hero_power"}, "Reinforce needs room on your board")
+    assert hero(match, 0)["mana"] == 10 and not hero(match, 0)["hero_power_used"]
+    assert not match.view(0)["hero_power_ready"]
+
+
+def test_reinforce_is_offered_again_once_a_minion_leaves_a_full_board() -> None:
+    match = started(2)
+    made = scene(match, hands=(["Fireball"], []), boards=(["Lantern Moth"] * board.BOARD_LIMIT, []))
+    rewrite(match, lambda state: board.hero(state, 0).update(**{"class": "paladin"}))
+    play(match, 0, made[0][0], made[0][1])
+    assert {"type": "hero_power"} in match.request_for(0).legal_actions
+
+
+def test_mana_wyrm_grows_when_a_secret_is_cast() -> None:
+    match = started(2)
+    made = scene(match, hands=(["Ice Barrier"], []), boards=(["Mana Wyrm"], []))
+    play(match, 0, made[0][0])
+    assert minion(match, made[0][1])["attack"] == 2
+
+
+def test_mana_wyrm_grows_when_the_lucky_coin_is_cast() -> None:
+    match = started(2)
+    made = scene(match, hands=(["Lucky Coin"], []), boards=(["Mana Wyrm"], []))
+    play(match, 0, made[0][0])
+    assert minion(match, made[0][1])["attack"] == 2
+
+
+def test_multi_shot_is_neither_offered_nor_accepted_without_an_enemy_minion() -> None:
+    match = started(2)
+    made = scene(match, hands=(["Multi-Shot"], []), boards=(["Ogre Brute"], []))
+    refused_without_a_trace(match, {"type": "play", "card": made[0][0]}, "Multi-Shot needs an enemy minion")
+    assert not match.view(0)["hand"][0]["playable"]
+
+
+@pytest.mark.parametrize(("friends", "enemies"), [(["Ogre Brute"], []), (["Ogre Brute"] * 7, ["Ogre Brute"])])
+def test_unleash_the_hounds_needs_an_enemy_minion_and_room_for_a_hound(friends: list[str], enemies: list[str]) -> None:
+    match = started(2)
+    made = scene(match, hands=(["Unleash the Hounds"], []), boards=(friends, enemies))
+    refused_without_a_trace(match, {"type": "play", "card": made[0][0]},
+                            "Unleash the Hounds needs an enemy minion on the board and room on your board")
+
+
+def test_multi_shot_with_one_enemy_minion_hits_that_one_alone() -> None:
+    match = started(2)
+    made = scene(match, hands=(["Multi-Shot"], []), boards=(["Ogre Brute"], ["Ogre Brute"]))
+    assert {"type": "play", "card": made[0][0]} in match.request_for(0).legal_actions
+    play(match, 0, made[0][0])
+    assert minion(match, made[1][0])["health"] == 2
+    assert minion(match, made[0][1])["health"] == 5 and hero(match, 1)["health"] == 25
 
 
 # -- every card has its scenario --------------------------------------------------------
