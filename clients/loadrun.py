@@ -4,8 +4,9 @@ summarise throughput, commit latency, rejects, desyncs and errors.
 
 Every bot is a complete client (its own LobbyClient and TableSession), so a
 run exercises exactly what players do. The run is bounded by `timeout_s`: a
-stuck table ends the run with errors instead of hanging it. `tablehost bots`
-is the command line for it.
+stuck table ends the run with errors instead of hanging it. With
+`record_dir`, each bot saves the game as it received it there, for
+`tablehost verify`. `tablehost bots` is the command line for it.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tablehost.clients.bots import BotFactory, PlayStats, bot_factories, make_bot, play_seat
-from tablehost.clients.sdk import LobbyClient, TableSession
+from tablehost.clients.sdk import LobbyClient, LobbyError, TableSession
 
 # Error messages kept for the summary; the count covers all of them.
 _MAX_ERROR_MESSAGES = 20
@@ -49,6 +51,9 @@ class Summary:
     p99_ms: float = 0.0
     elapsed_s: float = 0.0
     error_messages: list[str] = field(default_factory=list)
+    # The first JoinQueue the lobby refused, as (status name, its reason):
+    # when no bot got a seat, that is the run's one finding.
+    refusal: tuple[str, str] | None = None
 
     @property
     def moves_per_s(self) -> float:
@@ -156,6 +161,7 @@ async def run_tables(
     join_data: Mapping[str, Any] | None = None,
     progress: Callable[[int, int], None] | None = None,
     tls_root_cert: bytes | None = None,
+    record_dir: Path | None = None,
 ) -> Summary:
     """Start `seats_per_table * tables` bots that all queue for tables of
     `seats_per_table` seats of `game` (and `variant`) at once, let every
@@ -167,7 +173,9 @@ async def run_tables(
     Bot i plays with seed `seed + i`. `progress(done, expected)` is called
     each time a table finishes, for a progress bar. Bots still running at
     `timeout_s` are cancelled and each counts as an error. With
-    `tls_root_cert` (PEM), every bot connects over TLS trusting it."""
+    `tls_root_cert` (PEM), every bot connects over TLS trusting it. With
+    `record_dir`, every bot that finished its game saves what it received
+    as TABLE-seatN.json (clients/game_record.py)."""
     if tables < 1:
         raise ValueError(f"a load run needs at least one table, got {tables}")
     if seats_per_table < 1:
@@ -175,7 +183,7 @@ async def run_tables(
     name, factory = _bot_factory(bot, bots)
     players = seats_per_table * tables
     run = _Run(Summary(game, name, tables, bots_expected=players), PlayStats(), progress=progress)
-    entry = _Entry(target, game, variant, seats_per_table, dict(join_data or {}), tls_root_cert)
+    entry = _Entry(target, game, variant, seats_per_table, dict(join_data or {}), tls_root_cert, record_dir)
     started = time.perf_counter()
     tasks = [
         asyncio.create_task(_play_one_bot(run, entry, name, factory, seed + index, index))
@@ -202,6 +210,7 @@ class _Entry:
     seats: int
     join_data: dict[str, Any]
     tls_root_cert: bytes | None = None
+    record_dir: Path | None = None
 
 
 def _bot_factory(bot: str | BotFactory, bots: Mapping[str, BotFactory] | None) -> tuple[str, BotFactory]:
@@ -221,12 +230,21 @@ async def _play_one_bot(run: _Run, entry: _Entry, name: str, factory: BotFactory
     try:
         with failures_recorded(run.error, player, lambda: stage, "the run timed out"):
             async with LobbyClient(entry.target, tls_root_cert=entry.tls_root_cert) as lobby:
-                assignment = await lobby.join_queue(entry.game, player, variant=entry.variant,
-                                                    join_data=entry.join_data, seats=entry.seats)
+                try:
+                    assignment = await lobby.join_queue(entry.game, player, variant=entry.variant,
+                                                        join_data=entry.join_data, seats=entry.seats)
+                except LobbyError as refused:
+                    if run.summary.refusal is None:
+                        run.summary.refusal = (refused.code.name, refused.details)
+                    raise
                 stage = f"connecting to table {assignment.table_id}"
-                session = await TableSession.connect(assignment, lobby)
+                session = await TableSession.connect(assignment, lobby, record=entry.record_dir is not None)
                 stage = f"playing seat {assignment.seat} at table {assignment.table_id}"
                 await play_seat(session, factory(seed), run.stats)
+                if entry.record_dir is not None:
+                    stage = f"saving seat {assignment.seat} of table {assignment.table_id}"
+                    saved = entry.record_dir / f"{assignment.table_id}-seat{assignment.seat}.json"
+                    await asyncio.to_thread(saved.write_text, session.received_game().to_json())
                 run.table_finished(assignment.table_id)
     finally:
         if session is not None:

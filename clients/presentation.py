@@ -11,7 +11,17 @@ JSON-ish text and takes moves by their number in the list.
 
 A presenter works on plain data (views, actions) and returns plain text:
 the tools print its lines as they are, never reading them as rich markup,
-so a view's brackets show as brackets.
+so a view's brackets show as brackets. The time is handed in (`now_ms`),
+never read from a clock, so a deadline shows as the seconds left
+("12 s left") and a test can fix the time. Every view says whose it is
+("seat", -1 for a spectator), so a presenter names things from that side
+("your hero", "their Ogre Brute").
+
+Before the cards are dealt, a table's view holds only "game", "seat",
+"players" (display names), "stage" ("dealing"), "deadline_ms" and
+"fairness": a presenter shows it as the table waiting for its deal. The
+"fairness" key (the commitment to the table's seed) is for checking the
+deal afterwards (`tablehost verify`), not for people at the table.
 """
 
 from __future__ import annotations
@@ -24,12 +34,17 @@ from tablehost.clients.codec import View
 
 Action = dict[str, Any]
 
+# What a view's "stage" says while the table waits for its deal.
+DEALING_STAGE = "dealing"
+
 # Keys a narration of public changes leaves out: "request" is what the game
 # asks one seat (shown to that seat as its list of actions, not as news),
-# "deadline_ms" changes with every turn and says nothing about the move.
-_NOT_NARRATED = frozenset({"request", "deadline_ms", "seat"})
-# Keys the board leaves out: the request is shown as the numbered actions.
-_NOT_ON_THE_BOARD = frozenset({"request"})
+# "deadline_ms" changes with every turn and says nothing about the move,
+# "fairness" is for checking the deal, not news.
+_NOT_NARRATED = frozenset({"request", "deadline_ms", "seat", "fairness"})
+# Keys the board leaves out: the request is shown as the numbered actions,
+# the deadline as the seconds left, the fairness record not at all.
+_NOT_ON_THE_BOARD = frozenset({"request", "deadline_ms", "fairness"})
 _ABSENT: Any = object()  # a key one of the two views lacks
 # A narrated value longer than this is cut, so one move stays one line.
 _MAX_NARRATED_VALUE = 60
@@ -47,9 +62,11 @@ class Presenter(Protocol):
         """One line that sets the scene when a watcher starts (who leads), or None."""
         ...
 
-    def table_lines(self, view: View, names: Sequence[str]) -> list[str]:
+    def table_lines(self, view: View, names: Sequence[str], now_ms: int | None = None) -> list[str]:
         """The board as `view` shows it: every seat, the public table and,
-        in a seat's own view, what only that seat sees (its hand)."""
+        in a seat's own view, what only that seat sees (its hand). With
+        `now_ms` (epoch milliseconds, the tool's clock) a deadline is shown
+        as the seconds left; without, it is left out."""
         ...
 
     def action_label(self, action: Action) -> str:
@@ -104,6 +121,32 @@ def compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=_plain)
 
 
+def seconds_left(deadline_ms: object, now_ms: int | None) -> int | None:
+    """Whole seconds from `now_ms` to `deadline_ms`, rounded up (half a
+    second left is "1 s left", not "0"), never below 0; None when either is
+    unknown."""
+    if now_ms is None or not isinstance(deadline_ms, int) or isinstance(deadline_ms, bool):
+        return None
+    return max(0, -(-(deadline_ms - now_ms) // 1000))
+
+
+def time_left(deadline_ms: object, now_ms: int | None) -> str | None:
+    """`12 s left`, or None when there is no deadline to show."""
+    left = seconds_left(deadline_ms, now_ms)
+    return None if left is None else f"{left} s left"
+
+
+def is_dealing(view: Mapping[str, Any]) -> bool:
+    """Whether `view` is of a table still waiting for its deal (module docstring)."""
+    return view.get("stage") == DEALING_STAGE
+
+
+def dealing_line(view: Mapping[str, Any], now_ms: int | None = None) -> str:
+    """The one line a table waiting for its deal shows."""
+    left = time_left(view.get("deadline_ms"), now_ms)
+    return "dealing... the cards are dealt once every player has connected" + (f" ({left})" if left else "")
+
+
 def seat_label(seat: int, names: Sequence[str]) -> str:
     """`seat 2 (ann)`, or `seat 2` when the seat has no name."""
     name = names[seat] if 0 <= seat < len(names) else ""
@@ -121,11 +164,16 @@ class GenericPresenter:
         to_act = _seat_to_act(view)
         return f"{seat_label(to_act, names)} to act" if to_act is not None else None
 
-    def table_lines(self, view: View, names: Sequence[str]) -> list[str]:
+    def table_lines(self, view: View, names: Sequence[str], now_ms: int | None = None) -> list[str]:
+        if is_dealing(view):
+            return [dealing_line(view, now_ms)]
         lines = []
         if names:
             lines.append("seats: " + ", ".join(seat_label(seat, names) for seat in range(len(names))))
         lines += [f"{key}: {compact(view[key])}" for key in sorted(view) if key not in _NOT_ON_THE_BOARD]
+        left = time_left(view.get("deadline_ms"), now_ms)
+        if left is not None:
+            lines.append(f"deadline: {left}")
         return lines
 
     def action_label(self, action: Action) -> str:
@@ -141,6 +189,8 @@ class GenericPresenter:
     def narrate(
         self, before: View, after: View, names: Sequence[str], automatic: bool, actor: int | None = None
     ) -> str | None:
+        if is_dealing(before) and not is_dealing(after):
+            return "the cards are dealt"
         if actor is None:
             actor = _seat_to_act(before)
         changes = [

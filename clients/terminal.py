@@ -13,6 +13,11 @@ never sent.
 Input is read line by line, so a pipe works as well as a keyboard (tests feed
 it a script). When the input ends, a bot plays the person's seat to the end
 of the game so the scores still come out.
+
+Deadlines are shown as the seconds left when the screen is drawn, by the
+clock handed in (the wall clock unless a test fixes one); the host's epoch
+milliseconds never reach the person. Until the cards are dealt the table
+says so; the deal itself is shown as the game's opening and its board.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -31,12 +36,20 @@ from rich.text import Text
 
 from tablehost.clients.bots import BotFactory, PlayStats, play_seat
 from tablehost.clients.codec import View
-from tablehost.clients.presentation import Presenter, compact
+from tablehost.clients.presentation import Presenter, compact, is_dealing, time_left
 from tablehost.clients.sdk import Assignment, GameResult, LobbyClient, SessionDisconnected, TableSession, ViewUpdate
 
 Action = dict[str, Any]
 
 YOU = "you"
+
+Clock = Callable[[], int]
+"""The time now in epoch milliseconds, as the host's deadlines are."""
+
+
+def wall_clock_ms() -> int:
+    """This machine's clock, which the host's deadlines are compared with."""
+    return time.time_ns() // 1_000_000
 
 
 class InputRejected(ValueError):
@@ -95,12 +108,6 @@ def _say(console: Console, line: str, style: str | None = None) -> None:
     console.print(Text(line, style=style or ""), emoji=False, highlight=False)
 
 
-def _seconds_left(deadline_ms: int | None) -> int | None:
-    if not isinstance(deadline_ms, int):
-        return None
-    return max(0, (deadline_ms - time.time_ns() // 1_000_000) // 1000)
-
-
 def _names(assignment: Assignment) -> list[str]:
     """Display names by seat, the person's own seat shown as "you"."""
     names = list(assignment.display_names)
@@ -142,6 +149,53 @@ def render_result(result: GameResult, names: Sequence[str]) -> Table:
         cells = [Text(str(per_seat[key][seat])) for key in per_seat]
         table.add_row(str(seat), Text(name), *cells, f"{score:+d}")
     return table
+
+
+class Screen:
+    """What the person sees of one table: the board, each change, the deal,
+    the prompt. Deadlines are the seconds left by `clock` when the line is
+    drawn (module docstring)."""
+
+    def __init__(self, presenter: Presenter, console: Console, names: Sequence[str],
+                 clock: Clock = wall_clock_ms) -> None:
+        self.presenter = presenter
+        self.console = console
+        self.names = list(names)
+        self.clock = clock
+
+    def board(self, view: View) -> None:
+        for line in self.presenter.table_lines(view, self.names, self.clock()):
+            _say(self.console, line)
+
+    def change(self, before: View, after: View, automatic: bool, actor: int | None) -> None:
+        """One change: while dealing, nothing to tell; the deal itself as
+        the game's opening; any other as the presenter's line for it."""
+        if is_dealing(before):
+            if not is_dealing(after):
+                self.deal(after)
+            return
+        line = self.presenter.narrate(before, after, self.names, automatic, actor)
+        if line:
+            _say(self.console, line)
+
+    def deal(self, view: View) -> None:
+        """The game begins: who leads, and the board unless the person is
+        asked at once (then the prompt shows it)."""
+        _say(self.console, "the cards are dealt")
+        opening = self.presenter.opening(view, self.names)
+        if opening:
+            _say(self.console, opening)
+        if not listed_actions(view):
+            self.board(view)
+
+    def request(self, view: View) -> None:
+        show_request(view, self.presenter, self.console)
+
+    def prompt(self, view: View) -> None:
+        request = view.get("request") or {}
+        left = time_left(request.get("deadline_ms"), self.clock())
+        clock = f" [{left}]" if left is not None else ""
+        self.console.print(Text(f"your move{clock} (a number, or ? for the list): "), end="")
 
 
 # -- input ---------------------------------------------------------------------
@@ -207,6 +261,7 @@ async def play_in_terminal(
     seed: int = 0,
     console: Console | None = None,
     tls_root_cert: bytes | None = None,
+    clock: Clock = wall_clock_ms,
 ) -> GameResult:
     """Play one game of `game` at a new private table of one seat per
     opponent plus the person's, and return its result (the final scores are
@@ -214,7 +269,8 @@ async def play_in_terminal(
     the bot that takes over the person's seat when the input ends. Every
     player joins with `join_data`, if the game takes any. Input is read
     from `input_stream`, sys.stdin when None. With `tls_root_cert` (PEM),
-    every client connects over TLS trusting it."""
+    every client connects over TLS trusting it. `clock` tells the seconds
+    left on a deadline."""
     unknown = sorted({*opponents, autopilot} - set(bots))
     if unknown:
         raise ValueError(f"unknown bot {unknown[0]!r}; choose from {', '.join(sorted(bots))}")
@@ -232,7 +288,7 @@ async def play_in_terminal(
         try:
             assignment = await lobby.join_private_table(code, display_name, join_data=dict(join_data or {}))
             async with await TableSession.connect(assignment, lobby) as session:
-                person = _Person(session, presenter, console, bots[autopilot])
+                person = _Person(session, presenter, console, bots[autopilot], clock)
                 return await person.play(input_stream or sys.stdin)
         finally:
             for task in seated:
@@ -245,12 +301,15 @@ class _Person:
     """The person's side of one game: shows what happens, prompts when the
     game asks their seat, and sends what they chose."""
 
-    def __init__(self, session: TableSession, presenter: Presenter, console: Console, autopilot: BotFactory) -> None:
+    def __init__(
+        self, session: TableSession, presenter: Presenter, console: Console, autopilot: BotFactory, clock: Clock
+    ) -> None:
         self.session = session
         self.presenter = presenter
         self.console = console
         self.autopilot_bot = autopilot
         self.names = _names(session.assignment)
+        self.screen = Screen(presenter, console, self.names, clock)
         self.own_act_ids: set[str] = set()
 
     async def play(self, input_stream: TextIO) -> GameResult:
@@ -269,7 +328,7 @@ class _Person:
         if opening:
             _say(console, opening)
         if session.request is None:
-            self._show_board(session.view)
+            self.screen.board(session.view)
         try:
             while session.result is None:
                 while not updates.empty():  # narrate what happened before prompting
@@ -278,12 +337,12 @@ class _Person:
                 asked = autopilot is None and bool(listed_actions(view))
                 if asked and prompted_at != session.seq:
                     prompted_at = session.seq
-                    self._show_board(view)
-                    show_request(view, self.presenter, console)
+                    self.screen.board(view)
+                    self.screen.request(view)
                     if not helped:  # how to type a move, once
                         helped = True
                         _say(console, self.presenter.move_help)
-                    self._prompt(view)
+                    self.screen.prompt(view)
                 next_update = asyncio.create_task(updates.get())
                 waiting_for: set[asyncio.Task[Any]] = {next_update}
                 if autopilot is None and (asked or not next_line.done()):
@@ -322,25 +381,21 @@ class _Person:
         """Act on one line typed while asked: show the list again, explain
         why the line names no action, or send the action it names."""
         if line.strip() == "?":
-            show_request(view, self.presenter, self.console)
-            self._prompt(view)
+            self.screen.request(view)
+            self.screen.prompt(view)
             return
         try:
             action = resolve_input(line, view, self.presenter)
         except InputRejected as error:
             _say(self.console, str(error), "red")
-            self._prompt(view)
+            self.screen.prompt(view)
             return
         act_id = uuid.uuid4().hex
         self.own_act_ids.add(act_id)
         outcome = await self.session.commit(action, act_id=act_id)
         if not outcome.accepted:
             _say(self.console, f"the host refused that ({outcome.reason_name}): {outcome.message}", "red")
-            self._prompt(view)
-
-    def _show_board(self, view: View) -> None:
-        for line in self.presenter.table_lines(view, self.names):
-            _say(self.console, line)
+            self.screen.prompt(view)
 
     def _show_update(self, update: ViewUpdate) -> None:
         if update.kind == "disconnected":
@@ -348,12 +403,4 @@ class _Person:
         if update.kind != "delta" or update.previous is None:
             return
         actor = self.session.seat if update.act_id in self.own_act_ids else None
-        line = self.presenter.narrate(update.previous, update.view, self.names, update.automatic, actor)
-        if line:
-            _say(self.console, line)
-
-    def _prompt(self, view: View) -> None:
-        request = view.get("request") or {}
-        left = _seconds_left(request.get("deadline_ms"))
-        clock = f" [{left} s left]" if left is not None else ""
-        self.console.print(Text(f"your move{clock} (a number, or ? for the list): "), end="")
+        self.screen.change(update.previous, update.view, update.automatic, actor)

@@ -1,4 +1,9 @@
-"""The `tablehost` command: serve, bots, play, demo, status, drain, verify, tournament, loadtest."""
+"""The `tablehost` command: serve, bots, play, demo, status, drain, verify, tournament, loadtest.
+
+A request the host refuses (any gRPC call of the lobby, tournament or admin
+services, from any command) ends the command with one line on stderr,
+`tablehost <command>: <STATUS>: <the host's reason>`, and exit status 1:
+the person learns what to change, not where in our code it surfaced."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import json
 import logging
 import signal
 import sys
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -124,7 +130,12 @@ async def _bots(args: argparse.Namespace) -> int:
         args.target, args.game, args.tables, bot=args.bot, seed=args.seed, timeout_s=args.timeout,
         seats_per_table=chosen.seats, bots=chosen.bots, variant=args.variant,
         join_data=chosen.join_data("bots", args.join_data), tls_root_cert=_tls_root_cert("bots", args.tls_ca),
+        record_dir=_record_dir(args.record_dir),
     )
+    if summary.bots_finished == 0 and summary.refusal is not None:
+        code, details = summary.refusal
+        print(f"tablehost bots: {code}: {_one_line(details)}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(summary.to_json_dict()))
     else:
@@ -132,17 +143,24 @@ async def _bots(args: argparse.Namespace) -> int:
     return 0 if summary.ok else 1
 
 
+def _record_dir(path: str | None) -> Path | None:
+    """`--record-dir`: where each bot saves its game for `tablehost verify` (made if missing)."""
+    if not path:
+        return None
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise SystemExit(f"tablehost bots: cannot use --record-dir {path}: {error}") from None
+    return folder
+
+
 async def _status(args: argparse.Namespace) -> int:
-    import grpc
     from rich.console import Console
 
     from tablehost.host.status_view import fetch_status, print_status, status_json
 
-    try:
-        status = await fetch_status(args.target, tls_root_cert=_tls_root_cert("status", args.tls_ca))
-    except grpc.aio.AioRpcError as error:
-        print(f"tablehost status: {args.target}: {error.code().name}: {error.details()}", file=sys.stderr)
-        return 1
+    status = await fetch_status(args.target, tls_root_cert=_tls_root_cert("status", args.tls_ca))
     if args.json:
         print(status_json(status))
     else:
@@ -150,18 +168,26 @@ async def _status(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _play(args: argparse.Namespace) -> None:
+async def _play(args: argparse.Namespace) -> int:
+    from tablehost.clients.sdk import SessionDisconnected
     from tablehost.clients.terminal import play_in_terminal
     from tablehost.host.config import game_module_paths
 
     chosen = _choose_game("play", args.game, args.seats, game_module_paths(args.game_module))
     rotation = chosen.bot_rotation
     opponents = [rotation[index % len(rotation)] for index in range(chosen.seats - 1)]
-    await play_in_terminal(
-        args.target, args.game, chosen.presenter, opponents=opponents, bots=chosen.bots, autopilot=rotation[0],
-        display_name=args.name, variant=args.variant, join_data=chosen.join_data("play", args.join_data),
-        tls_root_cert=_tls_root_cert("play", args.tls_ca),
-    )
+    try:
+        await play_in_terminal(
+            args.target, args.game, chosen.presenter, opponents=opponents, bots=chosen.bots, autopilot=rotation[0],
+            display_name=args.name, variant=args.variant, join_data=chosen.join_data("play", args.join_data),
+            tls_root_cert=_tls_root_cert("play", args.tls_ca),
+        )
+    except SessionDisconnected as error:
+        # The table's room refused the seat or could not be reached again:
+        # the reason is all the person can act on.
+        print(f"tablehost play: {_one_line(str(error))}", file=sys.stderr)
+        return 1
+    return 0
 
 
 async def _demo(config: HostConfig, args: argparse.Namespace) -> int:
@@ -194,8 +220,48 @@ async def _tournament(args: argparse.Namespace) -> int:
 async def _loadtest(args: argparse.Namespace) -> int:
     from tablehost.host.loadtest.run import run_loadtest
     from tablehost.host.loadtest.settings import settings_from_args
+    from tablehost.host.status_view import fetch_status
 
-    return await run_loadtest(settings_from_args(args, _tls_root_cert("loadtest", args.tls_ca)))
+    settings = settings_from_args(args, _tls_root_cert("loadtest", args.tls_ca))
+    if settings.target:
+        # A target that refuses (or is not there) stops the run before any
+        # agent starts, rather than every player failing against it.
+        await fetch_status(settings.target, tls_root_cert=settings.tls_root_cert)
+    return await run_loadtest(settings)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _refusal_line(command: str, error: BaseException) -> str | None:
+    """`tablehost <command>: <STATUS>: <details>` for a gRPC call the host
+    refused (a grpc.aio error, or the SDK's LobbyError wrapping one); None
+    for any other error."""
+    import grpc
+
+    from tablehost.clients.sdk import LobbyError
+
+    if isinstance(error, LobbyError):
+        code, details = error.code, error.details
+    elif isinstance(error, grpc.aio.AioRpcError):
+        code, details = error.code(), error.details() or ""
+    else:
+        return None
+    return f"tablehost {command}: {code.name}: {_one_line(details)}"
+
+
+def _run(command: str, steps: Coroutine[Any, Any, int | None]) -> int:
+    """Run one command's coroutine to its exit status; a request the host
+    refused ends it with one line on stderr and status 1 (module docstring)."""
+    try:
+        return asyncio.run(steps) or 0
+    except Exception as error:
+        line = _refusal_line(command, error)
+        if line is None:
+            raise
+        print(line, file=sys.stderr)
+        return 1
 
 
 def _add_tls_ca_argument(parser: argparse.ArgumentParser) -> None:
@@ -240,6 +306,8 @@ def main(argv: list[str] | None = None) -> None:
     bots.add_argument("--seed", type=int, default=0)
     bots.add_argument("--timeout", type=float, default=120.0, help="seconds before unfinished bots count as errors")
     bots.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    bots.add_argument("--record-dir", metavar="DIR",
+                      help="each bot saves its game as it received it here, for `tablehost verify`")
     _add_tls_ca_argument(bots)
 
     status = commands.add_parser("status", help="show a running host: rooms per node, tables, free slots, queues")
@@ -292,11 +360,11 @@ def main(argv: list[str] | None = None) -> None:
         logging.getLogger("tablehost").setLevel(logging.INFO)
         asyncio.run(_serve(HostConfig.from_args(args)))
     elif args.command == "demo":
-        sys.exit(asyncio.run(_demo(HostConfig.from_args(args), args)))
+        sys.exit(_run("demo", _demo(HostConfig.from_args(args), args)))
     elif args.command == "bots":
-        sys.exit(asyncio.run(_bots(args)))
+        sys.exit(_run("bots", _bots(args)))
     elif args.command == "status":
-        sys.exit(asyncio.run(_status(args)))
+        sys.exit(_run("status", _status(args)))
     elif args.command == "drain":
         from tablehost.host.drain import run_drain
 
@@ -306,11 +374,11 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.exit(run_verify(args))
     elif args.command == "play":
-        asyncio.run(_play(args))
+        sys.exit(_run("play", _play(args)))
     elif args.command == "tournament":
-        sys.exit(asyncio.run(_tournament(args)))
+        sys.exit(_run(f"tournament {args.action}", _tournament(args)))
     elif args.command == "loadtest":
-        sys.exit(asyncio.run(_loadtest(args)))
+        sys.exit(_run("loadtest", _loadtest(args)))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,10 @@
 """`tablehost tournament …`: create, join, start, status, standings, export
-and simulate, over the front door's Tournaments service."""
+and simulate, over the front door's Tournaments service. A call the host
+refuses ends the command with one line (host/cli.py says how).
+
+Without --format, a tournament takes the format that fits its game's
+table: Swiss for a 2-seat table (Duel), table rounds seated by standings
+for a larger one (Big Two's 4 seats, Kingdoms' table)."""
 
 from __future__ import annotations
 
@@ -7,14 +12,15 @@ import argparse
 import csv
 import io
 import json
-import sys
+import os
 from typing import Any
-
-import grpc
 
 from tablehost.v1 import tournament_pb2 as pb
 
 FORMAT_CHOICES = ("swiss", "round_robin", "elimination", "table_rounds")
+# What a 2-seat game's tournament has always defaulted to.
+TWO_SEAT_FORMAT = "swiss"
+LARGER_TABLE_FORMAT = "table_rounds"
 
 
 def add_tournament_commands(commands: Any, add_host_arguments: Any, add_tls: Any) -> None:
@@ -31,6 +37,8 @@ def add_tournament_commands(commands: Any, add_host_arguments: Any, add_tls: Any
 
     create = with_target(actions.add_parser("create", help="create a tournament (prints its id and organiser key)"))
     _add_shape(create)
+    create.add_argument("--game-module", action="append", default=[], metavar="MODULE:ATTRIBUTE",
+                        help="know a game the host added with --game-module (its table size picks the format)")
     create.add_argument("--name", default="tournament")
     create.add_argument("--max-players", type=int, default=0)
     create.add_argument("--no-show-after", type=int, default=0, metavar="S",
@@ -68,10 +76,46 @@ def add_tournament_commands(commands: Any, add_host_arguments: Any, add_tls: Any
 
 def _add_shape(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", default="duel")
-    parser.add_argument("--format", dest="tournament_format", choices=FORMAT_CHOICES, default="swiss")
+    parser.add_argument("--format", dest="tournament_format", choices=FORMAT_CHOICES, default=None,
+                        help="default: swiss for a 2-seat game, table_rounds for larger tables (Big Two)")
     parser.add_argument("--rounds", type=int, default=0, help="0: the format's natural count")
     parser.add_argument("--seats", type=int, default=0, help="table_rounds: players per table")
     parser.add_argument("--turn-timeout-ms", type=int, default=0)
+
+
+def format_for_table(seats: int) -> str:
+    """The format that fits a table of `seats`: Swiss pairs 2-seat games;
+    larger tables play table rounds, seated by standings."""
+    return TWO_SEAT_FORMAT if seats == 2 else LARGER_TABLE_FORMAT
+
+
+def game_rules(args: argparse.Namespace, command: str) -> Any:
+    """The rules of `--game` as this tool knows them: the built-in games and
+    those of --game-module (and TABLEHOST_GAME_MODULES), as `serve` loads
+    them. Raises UnknownGame for a game it does not know."""
+    from tablehost.games.registry import GameCatalog
+    from tablehost.host.config import game_module_paths
+
+    try:
+        catalog = GameCatalog.load(game_module_paths(list(getattr(args, "game_module", None) or [])), (os.getcwd(),))
+    except (ImportError, AttributeError, ValueError) as error:
+        raise SystemExit(f"tablehost {command}: cannot load the games: {error}") from None
+    return catalog.rules(args.game)
+
+
+def chosen_format(args: argparse.Namespace, rules: Any, command: str) -> str:
+    """--format, or the one that fits the game's table (`--seats`, else its
+    usual size). Without the game's rules (a game only the host knows) it
+    is Swiss, as it always was; the host refuses it for a larger table and
+    says why."""
+    if args.tournament_format:
+        return str(args.tournament_format)
+    if rules is None:
+        return TWO_SEAT_FORMAT
+    try:
+        return format_for_table(rules.table_seats(args.seats))
+    except ValueError as error:
+        raise SystemExit(f"tablehost {command}: {error}") from None
 
 
 async def run_tournament_command(args: argparse.Namespace, tls_root_cert: bytes | None, join_data: Any) -> int:
@@ -82,18 +126,24 @@ async def run_tournament_command(args: argparse.Namespace, tls_root_cert: bytes 
 
         return await simulate(args, tls_root_cert, join_data)
     async with TournamentClient(args.target, tls_root_cert=tls_root_cert) as client:
-        try:
-            return await _one_call(client, args, join_data)
-        except grpc.aio.AioRpcError as error:
-            print(f"tablehost tournament {args.action}: {error.code().name}: {error.details()}", file=sys.stderr)
-            return 1
+        return await _one_call(client, args, join_data)
+
+
+async def _create(client: Any, args: argparse.Namespace) -> None:
+    from tablehost.games.registry import UnknownGame
+
+    try:
+        rules = game_rules(args, "tournament create")
+    except UnknownGame:
+        rules = None  # the host may know it (a game module of its own): it answers for it
+    created = await client.create(args.name, args.game, chosen_format(args, rules, "tournament create"), args.rounds,
+                                  args.seats, args.turn_timeout_ms, args.max_players, args.no_show_after)
+    print(json.dumps({"tournament_id": created.tournament_id, "organiser_key": created.organiser_key}))
 
 
 async def _one_call(client: Any, args: argparse.Namespace, join_data: Any) -> int:
     if args.action == "create":
-        created = await client.create(args.name, args.game, args.tournament_format, args.rounds, args.seats,
-                                      args.turn_timeout_ms, args.max_players, args.no_show_after)
-        print(json.dumps({"tournament_id": created.tournament_id, "organiser_key": created.organiser_key}))
+        await _create(client, args)
     elif args.action == "join":
         registration = await client.register(args.tournament_id, args.player, join_data)
         print(json.dumps({"player": registration.player, "player_key": registration.player_key}))

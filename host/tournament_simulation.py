@@ -4,7 +4,8 @@ streams), with a progress bar and the final standings.
 
 Without --target it starts a host here (an embedded Ray, or the cluster of
 --address); every player is a client of that front door in this process,
-watching the tournament and playing the tables it is given."""
+watching the tournament and playing the tables it is given. Without
+--format it plays the format that fits the game's table (tournament_cli)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from tablehost.clients.bots import PlayStats, bot_factories, make_bot
 from tablehost.clients.sdk import LobbyClient
 from tablehost.clients.tournament import PlayerReport, TournamentClient, play_tournament
-from tablehost.games.registry import GameCatalog
-from tablehost.host.tournament_cli import export_csv, export_json, standings_csv, standings_table
+from tablehost.games.registry import UnknownGame
+from tablehost.host.tournament_cli import (
+    chosen_format,
+    export_csv,
+    export_json,
+    game_rules,
+    standings_csv,
+    standings_table,
+)
 from tablehost.v1 import tournament_pb2 as pb
 
 # Registrations in flight at once (each a call to the tournament actor).
@@ -32,6 +40,12 @@ REGISTER_CONCURRENCY = 64
 async def simulate(args: argparse.Namespace, tls_root_cert: bytes | None, join_data: Any) -> int:
     if args.players < 2:
         raise SystemExit("tablehost tournament simulate: --players must be at least 2")
+    try:
+        # Its bots play here, so the game must be one this tool knows.
+        rules = game_rules(args, "tournament simulate")
+    except UnknownGame as error:
+        raise SystemExit(f"tablehost tournament simulate: {error}; add it with --game-module MODULE:ATTR") from None
+    tournament_format = chosen_format(args, rules, "tournament simulate")
     host = None
     target = args.target
     if not target:
@@ -42,7 +56,7 @@ async def simulate(args: argparse.Namespace, tls_root_cert: bytes | None, join_d
         await host.start()
         target = host.target
     try:
-        summary = await _run(args, target, tls_root_cert, join_data)
+        summary = await _run(args, rules, tournament_format, target, tls_root_cert, join_data)
         if host is not None:
             # Where the host here put its rooms (over the nodes of --address).
             lobby = await host.lobby.status.remote()
@@ -57,17 +71,16 @@ async def simulate(args: argparse.Namespace, tls_root_cert: bytes | None, join_d
     return 0 if clean and summary["state"] == "finished" else 1
 
 
-async def _run(args: argparse.Namespace, target: str, tls_root_cert: bytes | None,
-               join_data: Any) -> dict[str, Any]:
+async def _run(args: argparse.Namespace, rules: Any, tournament_format: str, target: str,
+               tls_root_cert: bytes | None, join_data: Any) -> dict[str, Any]:
     """Play the tournament; print its standings, write its exports; its summary."""
-    rules = GameCatalog.load(tuple(getattr(args, "game_module", ()) or ()), ()).rules(args.game)
     factories = bot_factories(dict(rules.bots()))
     kind = args.bot or next(iter(rules.bots()), "random")
     join = join_data or rules.example_join()
     console = Console(stderr=True)
     async with TournamentClient(target, tls_root_cert=tls_root_cert) as client, \
             LobbyClient(target, tls_root_cert=tls_root_cert) as lobby:
-        created = await client.create(f"simulation of {args.players}", args.game, args.tournament_format,
+        created = await client.create(f"simulation of {args.players}", args.game, tournament_format,
                                       args.rounds, args.seats, args.turn_timeout_ms)
         tournament_id = created.tournament_id
         players = [f"p{index:05d}" for index in range(args.players)]
@@ -77,9 +90,16 @@ async def _run(args: argparse.Namespace, target: str, tls_root_cert: bytes | Non
         tasks = [asyncio.create_task(play_tournament(client, lobby, tournament_id, player, keys[player],
                                                      make_bot(kind, factories, (args.seed or 0) + index), stats))
                  for index, player in enumerate(players)]
-        await client.start(tournament_id, created.organiser_key)
-        rounds = await _follow(client, tournament_id, console, args.no_progress, started_at)
-        reports: list[PlayerReport] = await asyncio.gather(*tasks)
+        try:
+            await client.start(tournament_id, created.organiser_key)
+            rounds = await _follow(client, tournament_id, console, args.no_progress, started_at)
+            reports: list[PlayerReport] = await asyncio.gather(*tasks)
+        finally:
+            # A refused call ends the run: its players stop with it, their
+            # failures taken here rather than left for the event loop to report.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
         elapsed = time.monotonic() - started_at
         status = await client.status(tournament_id)
         results = await client.stub.GetResults(pb.GetTournamentRequest(tournament_id=tournament_id))
@@ -87,7 +107,7 @@ async def _run(args: argparse.Namespace, target: str, tls_root_cert: bytes | Non
     recorded = [r.table_id for r in results.results]
     told = {table_id for report in reports for table_id in report.tables}
     summary = {
-        "tournament_id": tournament_id, "game": args.game, "format": args.tournament_format,
+        "tournament_id": tournament_id, "game": args.game, "format": tournament_format,
         "players": args.players, "rounds": status.round, "games": games, "seconds": round(elapsed, 2),
         "games_per_s": round(games / elapsed, 2) if elapsed else 0.0, "moves": stats.moves, "rejects": stats.rejects,
         "forfeited_tables": sum(1 for r in results.results if any(r.forfeited)),

@@ -4,7 +4,9 @@ as card codes (`3C 3D`) or `pass`, and one line per move.
 
 It implements the tools' presenter protocol (tablehost.clients.presentation)
 by its shape alone, so the rules need nothing from the tools; the tools get
-it from `BigTwo.presenter()`. Plain text only: no terminal library here.
+it from `BigTwo.presenter()`. The time is handed in (`now_ms`), never read
+here: the seat to act shows the seconds it has left. Before the deal the
+table shows that it waits for it. Plain text only: no terminal library here.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tablehost.games.bigtwo.cards import CardParseError, format_cards, parse_cards, sort_cards
+from tablehost.games.engine.presentation import dealing_line, is_dealing, time_left
 
 Action = dict[str, Any]
 View = dict[str, Any]
@@ -27,7 +30,7 @@ class BigTwoPresenter:
     move_help = "type an action's number, its cards (like 3C 3D), or pass; ? shows the list again"
 
     def opening(self, view: View, names: Sequence[str]) -> str | None:
-        to_act = view.get("to_act")
+        to_act = view.get("to_act")  # None before the deal too
         if to_act is None:
             return None
         if view.get("first_play"):
@@ -36,9 +39,12 @@ class BigTwoPresenter:
             return f"seat {to_act} leads"
         return f"seat {to_act} to act"
 
-    def table_lines(self, view: View, names: Sequence[str]) -> list[str]:
+    def table_lines(self, view: View, names: Sequence[str], now_ms: int | None = None) -> list[str]:
         """A row per seat (name, cards left, what it is doing on this
-        trick), the play to beat, and the viewer's own hand."""
+        trick, the seconds left to the seat to act), the play to beat, and
+        the viewer's own hand."""
+        if is_dealing(view):
+            return [dealing_line(view, now_ms)]
         counts = view.get("hand_counts") or []
         seats = max(len(counts), len(names))
         width = max((len(_name(seat, names)) for seat in range(seats)), default=0)
@@ -48,7 +54,8 @@ class BigTwoPresenter:
         for seat in range(seats):
             left = counts[seat] if seat < len(counts) else "?"
             if seat == view.get("to_act"):
-                status = "to act"
+                clock = time_left(view.get("deadline_ms"), now_ms)
+                status = f"to act, {clock}" if clock else "to act"
             elif seat in passed:
                 status = "passed"
             elif last_play is not None and last_play.get("seat") == seat:
@@ -105,6 +112,8 @@ class BigTwoPresenter:
     ) -> str | None:
         """`seat 2 (ann) plays 4♣ 4♦ (pair), 11 left`, or `... passes`, with
         who leads when everyone passed; ` [timer]` when the timer moved."""
+        if is_dealing(before):
+            return None if is_dealing(after) else self.opening(after, names)
         if actor is None:
             actor = before.get("to_act")
         if actor is None:
@@ -124,3 +133,5 @@ class BigTwoPresenter:
 
 def _name(seat: int, names: Sequence[str]) -> str:
     return names[seat] if 0 <= seat < len(names) and names[seat] else f"player {seat}"
+
+

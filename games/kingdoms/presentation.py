@@ -5,13 +5,19 @@ the table waits for and its timer, actions named by their cards, and one
 line per move.
 
 It implements the tools' presenter protocol (tablehost.clients.presentation)
-by its shape alone. Plain text only."""
+by its shape alone. The viewer is the view's "seat": a target that is the
+viewer's own seat reads "seat 2 (you)". The time is handed in (`now_ms`),
+never read here: a deadline shows as the seconds left. Before the deal
+(when "players" are only display names) the table shows that it waits for
+it. Plain text only."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
 from typing import Any
+
+from tablehost.games.engine.presentation import dealing_line, is_dealing, time_left
 
 Action = dict[str, Any]
 View = dict[str, Any]
@@ -29,13 +35,18 @@ class KingdomsPresenter:
 
     def __init__(self) -> None:
         self._cards: dict[str, str] = {}
+        self._viewer: int | None = None
 
     def opening(self, view: View, names: Sequence[str]) -> str | None:
+        if is_dealing(view):
+            return None
         self._learn(view)
         lords = [p["seat"] for p in view.get("players") or [] if p.get("identity") == "lord"]
         return f"seat {lords[0]} ({_name(lords[0], names)}) is the lord" if lords else None
 
-    def table_lines(self, view: View, names: Sequence[str]) -> list[str]:
+    def table_lines(self, view: View, names: Sequence[str], now_ms: int | None = None) -> list[str]:
+        if is_dealing(view):
+            return [dealing_line(view, now_ms)]
         self._learn(view)
         lines = [f"round {view.get('round')}, turn {view.get('turn')}: seat {view.get('current')} "
                  f"in the {view.get('phase') or 'setup'} phase; deck {view.get('deck_count')}, "
@@ -61,14 +72,17 @@ class KingdomsPresenter:
                                                          for g in view["offered"]))
         prompt = view.get("prompt")
         if prompt is not None:
-            lines.append(f"waiting for: {prompt['kind']}; timer ends at {prompt['deadline_ms']} ms")
+            seats = prompt.get("seats") or []
+            asked = f" from {', '.join(self._seat(seat) for seat in seats)}" if seats else ""
+            left = time_left(prompt.get("deadline_ms"), now_ms)
+            lines.append(f"waiting for: {prompt['kind']}{asked}" + (f", {left}" if left else ""))
         return lines
 
     def action_label(self, action: Action) -> str:
         kind = action.get("type")
         if kind == "use":
             targets = action.get("targets") or []
-            aimed = f" -> seat {', seat '.join(str(t) for t in targets)}" if targets else ""
+            aimed = f" -> {', '.join(self._seat(t) for t in targets)}" if targets else ""
             return f"use {self._card(action.get('card', '?'))}{aimed}"
         if kind == "respond":
             return f"answer with {self._card(action.get('card', '?'))}"
@@ -98,6 +112,8 @@ class KingdomsPresenter:
     def narrate(
         self, before: View, after: View, names: Sequence[str], automatic: bool, actor: int | None = None
     ) -> str | None:
+        if is_dealing(before):
+            return None if is_dealing(after) else self.opening(after, names)
         self._learn(after)
         timer = " [timer]" if automatic else ""
         result = after.get("result")
@@ -117,6 +133,8 @@ class KingdomsPresenter:
         return "; ".join(changes) + timer if changes else None
 
     def _learn(self, view: View) -> None:
+        seat = view.get("seat")
+        self._viewer = seat if isinstance(seat, int) and not isinstance(seat, bool) and seat >= 0 else None
         shown = [*(view.get("hand") or []), *(view.get("processing") or [])]
         for player in view.get("players") or []:
             shown += player["equipment"] + player["judgement"]
@@ -126,6 +144,10 @@ class KingdomsPresenter:
     def _card(self, card_id: str) -> str:
         return self._cards.get(card_id, card_id)
 
+    def _seat(self, seat: object) -> str:
+        """A player by seat, marked when it is the viewer's own."""
+        return f"seat {seat} (you)" if seat == self._viewer else f"seat {seat}"
+
 
 def _label(card: dict[str, Any]) -> str:
     number = NUMBERS.get(card["number"], str(card["number"]))
@@ -134,3 +156,5 @@ def _label(card: dict[str, Any]) -> str:
 
 def _name(seat: int, names: Sequence[str]) -> str:
     return names[seat] if 0 <= seat < len(names) and names[seat] else f"player {seat}"
+
+

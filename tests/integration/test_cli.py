@@ -1,6 +1,8 @@
 """The `tablehost` command as a user runs it: a second front door joining
 the running cluster, bots with a JSON summary, a person playing from
-piped input, a clean stop on SIGTERM, and a host's logs as JSON objects."""
+piped input (deadlines as the seconds left, Duel's targets from their
+side), tournaments in the format that fits their game, a refused request
+told in one line, a clean stop on SIGTERM, and a host's logs as JSON objects."""
 
 from __future__ import annotations
 
@@ -32,6 +34,8 @@ TABLEHOST = [sys.executable, "-m", "tablehost.host.cli"]
 ROOT = Path(__file__).resolve().parents[2]
 # The session's host loads the test game; the tools are told of it the same way.
 TRIO = ["--game-module", "tests.testgames.trio:RULES"]
+# A deadline shown as the host sends it (epoch milliseconds), not as seconds left.
+EPOCH_MS = re.compile(r"\d{10,}")
 
 
 def wait_for_line(process: subprocess.Popen, prefix: str, timeout: float) -> str:
@@ -82,6 +86,73 @@ def test_a_person_plays_bigtwo_in_the_terminal_from_piped_input(host) -> None:
     assert played.returncode == 0, played.stderr
     assert "final scores" in played.stdout
     assert "your hand" in played.stdout
+    assert re.search(r"your move \[\d+ s left\]", played.stdout) and re.search(r"to act, \d+ s left", played.stdout)
+    assert not EPOCH_MS.search(played.stdout)
+
+
+def test_a_person_plays_duel_seeing_the_seconds_left_and_every_target_from_their_side(host) -> None:
+    played = subprocess.run(
+        TABLEHOST + ["play", "duel", "--target", host.target],
+        input="1\n" * 300, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert played.returncode == 0, played.stderr
+    assert "final scores" in played.stdout
+    assert re.search(r"timer: your turn, \d+ s left", played.stdout)
+    assert re.search(r"your move \[\d+ s left\]", played.stdout)
+    assert not EPOCH_MS.search(played.stdout)
+    assert "hero power Fireblast -> their hero" in played.stdout
+    assert not re.search(r"hero [01]\b|-> p[01]", played.stdout)
+
+
+def tablehost(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*TABLEHOST, *arguments], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          stdin=subprocess.DEVNULL)
+
+
+def test_tournaments_take_the_format_that_fits_their_games_table(host) -> None:
+    for game, fitting in (("bigtwo", "table_rounds"), ("duel", "swiss")):
+        created = tablehost("tournament", "create", "--target", host.target, "--game", game)
+        assert created.returncode == 0, created.stderr
+        tournament_id = json.loads(created.stdout)["tournament_id"]
+        shown = tablehost("tournament", "status", tournament_id, "--target", host.target, "--json")
+        assert json.loads(shown.stdout)["format"] == fitting
+    simulated = tablehost("tournament", "simulate", "--target", host.target, "--game", "bigtwo", "--players", "8",
+                          "--rounds", "1", "--no-progress")
+    assert simulated.returncode == 0, simulated.stderr[-3000:]
+    summary = json.loads(simulated.stdout.strip().splitlines()[-1])
+    assert summary["format"] == "table_rounds" and summary["state"] == "finished" and summary["games"] == 2
+
+
+def test_a_request_the_host_refuses_is_told_in_one_line_with_its_reason(host) -> None:
+    created = json.loads(tablehost("tournament", "create", "--target", host.target).stdout)
+    refusals = {
+        "tournament start: PERMISSION_DENIED: ": tablehost(
+            "tournament", "start", created["tournament_id"], "--key", "not-the-key", "--target", host.target),
+        "tournament simulate: INVALID_ARGUMENT: bigtwo": tablehost(
+            "tournament", "simulate", "--target", host.target, "--game", "bigtwo", "--format", "swiss",
+            "--players", "4"),
+        "play: INVALID_ARGUMENT: bigtwo has no variant 'tiny'": tablehost(
+            "play", "bigtwo", "--variant", "tiny", "--target", host.target),
+        "bots: INVALID_ARGUMENT: bigtwo has no variant 'tiny'": tablehost(
+            "bots", "--game", "bigtwo", "--variant", "tiny", "--target", host.target),
+    }
+    for said, ran in refusals.items():
+        assert ran.returncode == 1, ran.stderr
+        (line,) = ran.stderr.splitlines()
+        assert line.startswith(f"tablehost {said}"), line
+
+
+def test_bots_save_their_games_and_tablehost_verify_checks_every_one(host, tmp_path: Path) -> None:
+    folder = tmp_path / "games"
+    bots = tablehost("bots", "--target", host.target, "--game", "duel", "--tables", "2", "--bot", "greedy",
+                     "--record-dir", str(folder), "--json")
+    assert bots.returncode == 0, bots.stderr
+    saved = sorted(folder.glob("*.json"))
+    assert len(saved) == 4, "one file per bot"
+    verified = tablehost("verify", *map(str, saved))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert [line.split()[0] for line in verified.stdout.splitlines()] == ["verified"] * 4
 
 
 def test_bots_play_any_registered_game_at_its_table_size_with_join_data(host) -> None:
@@ -135,7 +206,8 @@ def test_the_demo_narrates_a_big_two_game_through_a_host_of_its_own() -> None:
     assert demo.returncode == 0, demo.stderr
     lines = demo.stdout.splitlines()
     assert lines[0].startswith("listening on 127.0.0.1:") and lines[1].startswith("table bigtwo-")
-    assert lines[2].startswith("#0 ") and lines[2].endswith("holds 3♣ and leads")
+    # The deal is the log's first change (#1): the table is watched from before it.
+    assert re.match(r"#[01] +seat \d holds 3♣ and leads$", lines[2]), lines[2]
     assert " plays 3♣" in lines[3] and lines[-1].startswith("game over: seat ")
 
 
@@ -279,11 +351,13 @@ def test_serve_with_json_logs_writes_json_objects_from_its_front_door_lobby_and_
     about_tables = [line for line in rooms if "table_id" in line]
     (table_id,) = {line["table_id"] for line in about_tables}
     assert Counter(line["event"] for line in about_tables) == {
-        "table_opened": 1, "stream_open": 4, "game_over": 1, "stream_closed": 4, "table_closed": 1}
-    # The seq where the event has one: a stream opened at 0, the game over at its last move.
+        "table_opened": 1, "stream_open": 4, "dealt": 1, "game_over": 1, "stream_closed": 4, "table_closed": 1}
+    # The seq where the event has one: a stream opened at 0, the deal the first
+    # change, the game over at its last move.
     assert {line["seq"] for line in about_tables if line["event"] == "stream_open"} == {0}
+    assert [line["seq"] for line in about_tables if line["event"] == "dealt"] == [1]
     assert [line["seq"] for line in about_tables if line["event"] in ("game_over", "table_closed")] == [
-        summary["moves"]] * 2
+        1 + summary["moves"]] * 2
     assert all(line["room_id"].startswith("room-") for line in about_tables
                if line["event"] in ("table_opened", "table_closed"))
     assert table_id.startswith("bigtwo-")
