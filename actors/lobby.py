@@ -600,15 +600,18 @@ class LobbyActor:
         run = self.config.room.run_id
         table_id = (f"{game}-{run + '-' if run else ''}{self._id_tag}{self._table_counter}"
                     f"-{self.rng.next_u64() & 0xFFFFFF:06x}")
-        return PendingTable(table_id, self._table_seed(table_id), group)
+        return PendingTable(table_id, self._table_seed(group), group)
 
-    def _table_seed(self, table_id: str) -> TableSeed:
+    def _table_seed(self, group: Group) -> TableSeed:
         """A secret the players can check once the game is over: from the
         operating system's CSPRNG (the lobby's own PRNG is SplitMix64, whose
-        every output gives its state away), or, on a host started with a
-        fixed seed, derived from it to deal the same tables again."""
+        every output gives its state away). A host started with a fixed seed
+        derives it from that seed and the players' tickets instead, so the
+        same players are dealt the same table whatever else the host did
+        before: reproducible runs and tests, which promise players nothing."""
         if self._fixed_seed:
-            return TableSeed.derived(self.seed.to_bytes(8, "big"), table_id)
+            tickets = "\n".join(sorted(entrant.ticket for entrant in group.entrants))
+            return TableSeed.derived(self.seed.to_bytes(8, "big"), f"table of {tickets}")
         return TableSeed.new()
 
     def _fail_pending(self, pending: PendingTable, refusal: Refusal, message: str) -> None:

@@ -44,6 +44,8 @@ def _store_url(given: str | None, *, embedded: bool) -> str | None:
 
 # An HMAC key shorter than its hash's output weakens every seat token.
 MIN_TOKEN_SECRET_BYTES = 32
+# A table waits for its seats' hellos at most this long (players wait on it).
+MAX_DEAL_WAIT_S = 60.0
 
 
 def _token_secret(from_env: str | None) -> bytes:
@@ -117,6 +119,9 @@ class HostConfig:
     store_is_temporary: bool = False
     # A table stream must say hello this soon after it opens.
     hello_timeout_s: float = 5.0
+    # A new table waits this long at most for every seat's hello (each bringing
+    # the player's entropy for the deal); 0 deals at once, without any.
+    deal_wait_s: float = 3.0
     # PEM certificate chain and key for the front door and every room's table
     # server; empty: plaintext.
     tls_cert_pem: bytes = b""
@@ -134,6 +139,8 @@ class HostConfig:
                              f"{MIN_TOKEN_SECRET_BYTES} are required")
         if self.hello_timeout_s <= 0:
             raise ValueError(f"the hello timeout must be positive, got {self.hello_timeout_s}")
+        if not 0 <= self.deal_wait_s <= MAX_DEAL_WAIT_S:
+            raise ValueError(f"the deal wait is 0 to {MAX_DEAL_WAIT_S:g} s, got {self.deal_wait_s}")
         if bool(self.tls_cert_pem) != bool(self.tls_key_pem):
             raise ValueError("TLS needs both a certificate and its key")
         if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
@@ -169,7 +176,9 @@ class HostConfig:
         parser.add_argument("--linger", type=float, default=float(_env("LINGER_S", "5")), help="seconds a finished table stays open")
         parser.add_argument("--abandon-after", type=float, default=float(_env("ABANDON_AFTER_S", "60")),
                             help="seconds a table with every player away is kept")
-        parser.add_argument("--seed", type=int, default=int(_env("SEED")) if _env("SEED") else None, help="lobby seed (recorded)")
+        parser.add_argument("--seed", type=int, default=int(_env("SEED")) if _env("SEED") else None,
+                            help="a fixed lobby seed: table ids and every table's secret seed follow from it, so "
+                                 "deals repeat (tests and reproducible runs only: players could predict them)")
         parser.add_argument("--turn-timeout", action="append", default=[], metavar="GAME=MS", help="turn timer per game")
         parser.add_argument("--commit-rate", type=float, default=float(_env("COMMIT_RATE", "200")), help="commits/s per stream")
         parser.add_argument("--store", default=_env("STORE"),
@@ -177,6 +186,9 @@ class HostConfig:
                                  "(default: a new local folder per run for an embedded host, none on a cluster)")
         parser.add_argument("--hello-timeout", type=float, default=float(_env("HELLO_TIMEOUT_S", "5")),
                             help="seconds a table stream may stay open without saying hello")
+        parser.add_argument("--deal-wait", type=float, default=float(_env("DEAL_WAIT_S", "3")), metavar="S",
+                            help="seconds a new table waits for every seat's hello (and entropy) before it deals; "
+                                 "0: deal at once, with no player's entropy")
         parser.add_argument("--tls-cert", default=_env("TLS_CERT"), metavar="FILE",
                             help="PEM certificate chain: serve the front door and the rooms over TLS")
         parser.add_argument("--tls-key", default=_env("TLS_KEY"), metavar="FILE", help="PEM private key of --tls-cert")
@@ -199,6 +211,8 @@ class HostConfig:
             raise SystemExit("--rooms-per-cpu must be positive, --free-slots at least 0, --max-waiting at least 1")
         if args.hello_timeout <= 0:
             raise SystemExit(f"--hello-timeout takes a positive number of seconds, got {args.hello_timeout}")
+        if not 0 <= args.deal_wait <= MAX_DEAL_WAIT_S:
+            raise SystemExit(f"--deal-wait takes 0 to {MAX_DEAL_WAIT_S:g} seconds, got {args.deal_wait}")
         tls_cert, tls_key = _tls_files(args.tls_cert, args.tls_key)
         if args.metrics_port is not None and not 0 <= args.metrics_port <= 65535:
             raise SystemExit(f"--metrics-port takes a port 0-65535, got {args.metrics_port}")
@@ -229,6 +243,7 @@ class HostConfig:
             store=_store_url(args.store, embedded=args.address is None),
             store_is_temporary=args.store is None and args.address is None,
             hello_timeout_s=args.hello_timeout,
+            deal_wait_s=args.deal_wait,
             tls_cert_pem=tls_cert,
             tls_key_pem=tls_key,
             metrics_port=args.metrics_port,
@@ -255,6 +270,7 @@ class HostConfig:
             store=self.store,
             run_id=run_id,
             hello_timeout_s=self.hello_timeout_s,
+            deal_wait_s=self.deal_wait_s,
             tls_cert_pem=self.tls_cert_pem,
             tls_key_pem=self.tls_key_pem,
             metrics=self.metrics_port is not None,

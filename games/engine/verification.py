@@ -26,9 +26,10 @@ from tablehost.games.engine.errors import RuleError
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import DEALER_SEAT, Command, Match
 from tablehost.games.engine.rules import GameRules
-from tablehost.games.engine.views import view_hash
+from tablehost.games.engine.views import View, view_hash
 
 RECORD_VERSION = 1
+SPECTATOR = -1
 
 
 class Disagreement(Exception):
@@ -58,9 +59,10 @@ def game_record(table_id: str, match: Match) -> dict[str, Any]:
             "commands": [command.to_plain() for command in match.commands]}
 
 
-def replayed_hashes(rules: GameRules, record: Mapping[str, Any], viewer: int) -> Iterator[tuple[int, str]]:
-    """The viewer's view hash at every seq of the record, from 0 to the
-    last command's. A command the rules refuse raises Disagreement."""
+def replayed_views(rules: GameRules, record: Mapping[str, Any], viewer: int) -> Iterator[tuple[int, View]]:
+    """The viewer's view at every seq of the record, from 0 to the last
+    command's (-1: a spectator's). A command the rules refuse, or a header
+    the game cannot be set up from, raises Disagreement."""
     header = record["header"]
     try:
         match = Match(rules, TableSeed(header["seed"], header["salt"]), list(header["players"]),
@@ -68,8 +70,8 @@ def replayed_hashes(rules: GameRules, record: Mapping[str, Any], viewer: int) ->
                       deal_deadline_ms=header["deal_deadline_ms"])
     except (ValueError, KeyError, TypeError) as error:
         raise Disagreement("record", f"the game cannot be set up from the record's header: {error!r}") from None
-    seat = None if viewer == DEALER_SEAT else viewer
-    yield 0, view_hash(match.view(seat))
+    seat = None if viewer == SPECTATOR else viewer
+    yield 0, match.view(seat)
     for seq, plain in enumerate(record["commands"], start=1):
         command = Command.from_plain(plain)
         try:
@@ -80,7 +82,13 @@ def replayed_hashes(rules: GameRules, record: Mapping[str, Any], viewer: int) ->
         except (RuleError, ValueError, KeyError, TypeError) as error:
             raise Disagreement(f"seq {seq}", f"the rules refuse the recorded command of seat {command.seat} "
                                              f"{command.action!r}: {error}") from None
-        yield seq, view_hash(match.view(seat))
+        yield seq, match.view(seat)
+
+
+def replayed_hashes(rules: GameRules, record: Mapping[str, Any], viewer: int) -> Iterator[tuple[int, str]]:
+    """The hash of the viewer's view at every seq (see replayed_views)."""
+    for seq, view in replayed_views(rules, record, viewer):
+        yield seq, view_hash(view)
 
 
 def verify_game(

@@ -20,9 +20,9 @@ import time
 import msgpack
 
 from tablehost.actors.metrics import TableMetrics
-from tablehost.games.engine.fairness import TableSeed
 from tablehost.actors.table import Table
 from tablehost.games.bigtwo.game import RULES as BIGTWO
+from tablehost.games.engine.fairness import TableSeed
 
 
 async def table_moves(games: int) -> tuple[int, float]:

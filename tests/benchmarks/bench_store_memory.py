@@ -45,9 +45,9 @@ from redis_server import RedisServer  # noqa: E402
 from tablehost.actors.room import table_record  # noqa: E402
 from tablehost.actors.store import Appends, Checkpoint, JournalEntry  # noqa: E402
 from tablehost.actors.store.redis_store import RedisStore  # noqa: E402
-from tablehost.games.engine.fairness import TableSeed
 from tablehost.actors.table import Table  # noqa: E402
 from tablehost.clients.bots import RandomBot  # noqa: E402
+from tablehost.games.engine.fairness import TableSeed  # noqa: E402
 from tablehost.games.engine.rules import GameRules  # noqa: E402
 from tablehost.games.registry import BUILT_IN  # noqa: E402
 

@@ -76,8 +76,8 @@ def test_three_seats_asked_together_and_out_of_turn_play_to_the_end_with_every_h
 
 
 def test_requests_whose_deadlines_pass_are_answered_by_their_defaults(host) -> None:
-    """Nobody acts at all: each round every pick expires to 1 (so nobody
-    attacks), three rounds of automatic moves, and the game still ends."""
+    """Nobody acts at all: the host deals, each round every pick expires to 1
+    (so nobody attacks), three rounds of automatic moves, and the game still ends."""
 
     async def scenario():
         async with LobbyClient(host.target) as creator:
@@ -96,7 +96,7 @@ def test_requests_whose_deadlines_pass_are_answered_by_their_defaults(host) -> N
             await close_all(lobbies, sessions)
 
     sessions, automatic = run(scenario())
-    assert automatic and all(automatic) and len(automatic) == 9
+    assert automatic and all(automatic) and len(automatic) == 10, "the deal, then nine automatic moves"
     assert sessions[0].result.scores == [0, 0, 0] and sessions[0].result.winner == -1
 
 

@@ -83,6 +83,16 @@ def test_a_token_secret_shorter_than_32_bytes_refuses_to_start(monkeypatch) -> N
         HostConfig(token_secret=b"short")
 
 
+def test_the_deal_wait_comes_from_the_flag_or_the_environment_reaches_the_rooms_and_is_bounded(monkeypatch) -> None:
+    assert parse([]).lobby_config().room.deal_wait_s == 3.0
+    monkeypatch.setenv("TABLEHOST_DEAL_WAIT_S", "0")
+    assert parse([]).lobby_config().room.deal_wait_s == 0.0
+    assert parse(["--deal-wait", "1.5"]).lobby_config().room.deal_wait_s == 1.5
+    for refused in ("-1", "61"):
+        with pytest.raises(SystemExit, match="--deal-wait takes 0 to 60 seconds"):
+            parse(["--deal-wait", refused])
+
+
 def test_the_hello_timeout_comes_from_the_flag_or_the_environment_and_reaches_the_rooms(monkeypatch) -> None:
     assert parse([]).lobby_config().room.hello_timeout_s == 5.0
     monkeypatch.setenv("TABLEHOST_HELLO_TIMEOUT_S", "2.5")

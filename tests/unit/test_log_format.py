@@ -13,9 +13,9 @@ import msgpack
 import pytest
 
 from tablehost.actors.log_format import JsonFormatter, configure_logging, log_fields
-from tablehost.games.engine.fairness import TableSeed
 from tablehost.actors.table import Table
 from tablehost.games.bigtwo.game import RULES as BIGTWO
+from tablehost.games.engine.fairness import TableSeed
 
 
 def json_lines_of(logger_name: str, scenario) -> list[dict]:

@@ -8,10 +8,10 @@ import asyncio
 import msgpack
 
 from tablehost.actors.outbound import CloseOut, DeltaOut, GameOverOut, RejectionOut
-from tablehost.games.engine.fairness import TableSeed
 from tablehost.actors.table import MAX_QUEUED_COMMITS, Table
 from tablehost.games.engine.errors import Reason
 from tablehost.games.bigtwo.game import RULES as BIGTWO
+from tablehost.games.engine.fairness import TableSeed
 
 
 class HeldJournal:

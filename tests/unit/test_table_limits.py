@@ -6,10 +6,10 @@ import asyncio
 import msgpack
 
 from tablehost.actors.outbound import CloseOut, RejectionOut, StreamEnd
-from tablehost.games.engine.fairness import TableSeed
 from tablehost.actors.table import FLOOD_COOLDOWN_S, Table
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.engine.errors import Reason
+from tablehost.games.engine.fairness import TableSeed
 
 
 def drain(subscriber) -> list:

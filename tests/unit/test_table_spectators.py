@@ -7,10 +7,10 @@ import asyncio
 import msgpack
 
 from tablehost.actors.outbound import CloseOut, DeltaOut, SnapshotOut
-from tablehost.games.engine.fairness import TableSeed
 from tablehost.actors.table import Table
 from tablehost.actors.tokens import SPECTATOR_SEAT
 from tablehost.games.bigtwo.game import RULES as BIGTWO
+from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.views import apply_delta, decode, view_hash
 
 
