@@ -29,7 +29,10 @@ class RuleBot:
     Slash an enemy it can reach; use harmful tricks on enemies; end the play
     phase. Out of turn: Dodge a Slash, give Peaches to itself and friends,
     nullify tricks aimed at itself, play a Slash when a Duel or an invasion
-    asks for one. Otherwise (generals, lucky cards, discards) the default."""
+    asks for one. Every player who could answer is asked, holding the card
+    or not: with nothing to answer with (or no wish to) it passes, the
+    request's default. Otherwise (generals, lucky cards, discards) the
+    default."""
 
     name = "rules"
 

@@ -2,8 +2,13 @@
 
 Damage lowers health; at 0 or below the player is dying: each living
 player from the current one is asked for a Peach, one at a time (one who
-gives one is asked again while the player is still dying). Saved or not,
-DAMAGED then fires for a target still alive. A player nobody saves dies:
+gives one is asked again while the player is still dying), whether or not
+they hold one: who is asked depends only on what the table sees (a player
+with no card in hand cannot give one and is not asked; our choice, the
+seed only says each player is asked in turn). Saved or not, DAMAGED then
+fires for a target still alive. When nobody saved the player,
+ASK_FOR_PEACHES_DONE fires (a skill may keep them from dying, as
+Nirvana's rest does); otherwise they die:
 their identity is revealed, their skills lost, their cards discarded; the
 game may end (outcome.py); otherwise whoever caused the death draws 3 for
 a rebel, and a lord who killed a loyalist discards every card. A current
@@ -13,7 +18,7 @@ from __future__ import annotations
 
 from tablehost.games.engine.engine import Context
 from tablehost.games.engine.skills import held_skills, revoke_skill
-from tablehost.games.kingdoms import cards, machine, options, outcome, table
+from tablehost.games.kingdoms import machine, options, outcome, table
 from tablehost.games.kingdoms import timings as kt
 from tablehost.games.kingdoms.machine import Frame
 
@@ -67,11 +72,12 @@ def _ask_peach(ctx: Context, frame: Frame) -> str | None:
         return None
     while frame["index"] < len(frame["order"]):
         asked = frame["order"][frame["index"]]
-        if table.alive(state, asked) and table.holding(state, asked, cards.PEACH):
+        if table.may_answer(state, asked):
             machine.ask(ctx, frame, ASK_PEACH, [asked], options.response_timeout(state), dying=frame["seat"])
             return "peach_answered"
         frame["index"] += 1
-    machine.push(ctx, "death", seat=frame["seat"], source=frame["source"])
+    if not ctx.fire(kt.ASK_FOR_PEACHES_DONE, kt.DyingData(frame["seat"], frame["source"])):
+        machine.push(ctx, "death", seat=frame["seat"], source=frame["source"])
     return None
 
 

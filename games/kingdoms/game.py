@@ -1,13 +1,13 @@
 """Kingdoms, a Sanguosha-like game for 2 to 8 players, on the engine: the
 plugin (setup and the players' actions) and the rules object the host uses.
 
-The game runs as nested frames (machine.py) following the seed's flow
-(flow.py): identities and generals, the opening hands and lucky cards,
-then rounds of turns of six phases, with cards (play.py, tricks.py),
-damage and death (damage.py) and generals' skills (generals.py) in
-between. Every player action answers the question the game waits on
-(legal.py lists them); the answer is recorded in the waiting frame and the
-game runs on until it waits again or ends.
+The game runs as nested frames (machine.py) following the seed's flow:
+identities and generals, the opening hands and lucky cards, then rounds
+(flow.py) of turns of six phases (turns.py), with cards (play.py,
+tricks.py), damage, dying and death (damage.py) and generals' skills
+(generals.py) in between. Every player action answers the question the
+game waits on (legal.py lists them); the answer is recorded in the waiting
+frame and the game runs on until it waits again or ends.
 
 Options (options.py): `turn_timeout_ms` (30 s: a player's own choices),
 `response_timeout_ms` (15 s: answers out of turn), `lucky_cards` (1).
@@ -30,11 +30,11 @@ from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, 
 from tablehost.games.engine.rules import GameRules, Request
 from tablehost.games.engine.state import State, add_zone, create_zone
 from tablehost.games.engine.views import View
-from tablehost.games.kingdoms import cards, damage, flow, generals, legal, machine, options, play, table, tricks
+from tablehost.games.kingdoms import cards, damage, flow, generals, legal, machine, options, play, table, tricks, turns
 from tablehost.games.kingdoms.view import seat_views
 
 FRAMES: dict[str, machine.FrameSteps] = {
-    **flow.FRAMES, **play.FRAMES, **tricks.FRAMES, **damage.FRAMES, **generals.FRAMES,
+    **flow.FRAMES, **turns.FRAMES, **play.FRAMES, **tricks.FRAMES, **damage.FRAMES, **generals.FRAMES,
 }
 
 MIN_SEATS, MAX_SEATS, DEFAULT_SEATS = 2, 8, 5
@@ -73,7 +73,7 @@ def _answer(action: Action, ctx: Context) -> HandlerResult:
     ask = frame["ask"]
     chosen = {"type": action.type, **action.payload}
     if chosen not in legal.request(state, frame, seat).legal_actions:
-        refusal = legal.discard_refusal(state, seat, chosen, ask["count"]) if ask["kind"] == flow.DISCARD_DOWN \
+        refusal = legal.discard_refusal(state, seat, chosen, ask["count"]) if ask["kind"] == turns.DISCARD_DOWN \
             else f"{chosen} is not one of your legal actions now"
         if refusal is not None:
             raise RuleError(Reason.ILLEGAL_MOVE, refusal)
@@ -83,7 +83,10 @@ def _answer(action: Action, ctx: Context) -> HandlerResult:
 
 
 def _record(ctx: Context, frame: machine.Frame, seat: int, chosen: dict[str, Any]) -> None:
-    """Keep the answer in the frame; close the ask once every seat is done."""
+    """Keep the answer in the frame; close the ask once every seat is done.
+    A question asked of several seats at once for one card (Nullification:
+    `first_answer_closes`) closes at the first card given, the giver's seat
+    in the answer; if every seat passes, the answer is a pass."""
     ask = frame["ask"]
     done = True
     if ask["kind"] == flow.CHOOSE_GENERAL:
@@ -92,9 +95,13 @@ def _record(ctx: Context, frame: machine.Frame, seat: int, chosen: dict[str, Any
         if chosen["type"] == legal.LUCKY["type"]:
             flow.use_lucky_card(ctx, seat)
             done = table.player(ctx.state, seat)["lucky_left"] == 0
+    elif ask.get("first_answer_closes"):
+        frame["answer"] = {**chosen, "seat": seat}
+        if chosen["type"] == "respond":
+            ask["seats"].clear()
     else:
         frame["answer"] = chosen
-    if done:
+    if done and seat in ask["seats"]:
         ask["seats"].remove(seat)
     if not ask["seats"]:
         del frame["ask"]
@@ -103,7 +110,9 @@ def _record(ctx: Context, frame: machine.Frame, seat: int, chosen: dict[str, Any
 PLUGIN = Plugin(
     id="kingdoms",
     name="Kingdoms",
-    version="1.0.0",
+    # 2: prompts from public information, disjoint offers, 17 generals (a
+    # 1.x state's frames do not run on 2.x steps).
+    version="2.0.0",
     actions=tuple(ActionHandler(kind, _answer, by_player=True) for kind in legal.PLAYER_ACTIONS),
     setup=_setup,
     skills=generals.SKILLS,
@@ -112,14 +121,15 @@ PLUGIN = Plugin(
 
 class Kingdoms(GameRules):
     """Kingdoms as the host sees it: 2 to 8 seats (5 by default); the game
-    asks one seat or several at once (general selection, lucky cards), in
-    turn or out of it (a Dodge, a Peach, a Nullification)."""
+    asks one seat or several at once (general selection, lucky cards,
+    Nullification), in turn or out of it (a Dodge, a Peach, a
+    Nullification)."""
 
     name = "kingdoms"
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
     default_seats = DEFAULT_SEATS
-    variants = {"": "standard rules: 2-8 seats, identities, 9 generals, an 86-card deck"}
+    variants = {"": "standard rules: 2-8 seats, identities, 17 generals, an 86-card deck"}
     default_turn_timeout_ms = options.DEFAULT_TURN_TIMEOUT_MS
     plugins = (DrawPlugin, PLUGIN)
 

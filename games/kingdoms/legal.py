@@ -10,15 +10,24 @@ actions and its default (taken when the deadline passes):
     play      the current player          {"type": "use", "card": id, "targets": [seats]},
                                           {"type": "end_play"}                         end_play
     discard   the current player          {"type": "discard", "cards": [ids]}          the last cards drawn
-    dodge, peach, nullify, slash, retrial
-              one player holding a fitting card
+    dodge, peach, slash, retrial
+              one player who could answer by what the table sees (alive,
+              a card in hand), whether or not they hold a fitting card
                                           {"type": "respond", "card": id}, {"type": "pass"}  pass
+    nullify   every such player at once (the first card given closes the question)
+                                          as above                                     pass
     pick      a Dismantle's or Snatch's user
                                           {"type": "pick", "card": id or "hand"}       the first option
 
 `targets` is empty for cards that choose none (Peach, Barbarian Invasion,
 Lightning, equipment). A discard with more ways than DISCARD_LISTED_AT_MOST
-is not listed: its request's `choice` says how many cards to discard."""
+is not listed: its request's `choice` says how many cards to discard.
+
+Who is asked, and every deadline, come from the state everyone sees (our
+rule; seed 003 does not say whom to ask), so a prompt tells the table
+nothing hidden; only the asked seat's own legal actions (and the
+discard's default) read its hand, which it sees anyway. A player without
+a fitting card gets a request whose one legal action is to pass."""
 
 from __future__ import annotations
 
@@ -30,10 +39,11 @@ from tablehost.games.engine.rules import Request
 from tablehost.games.engine.state import State
 from tablehost.games.kingdoms import cards, machine, table, tricks
 from tablehost.games.kingdoms.damage import ASK_PEACH
-from tablehost.games.kingdoms.flow import CHOOSE_GENERAL, DISCARD_DOWN, LUCKY_CARD
-from tablehost.games.kingdoms.generals import ASK_RETRIAL
+from tablehost.games.kingdoms.flow import CHOOSE_GENERAL, LUCKY_CARD
 from tablehost.games.kingdoms.machine import Frame
 from tablehost.games.kingdoms.play import ASK_DODGE, ASK_PLAY
+from tablehost.games.kingdoms.skills_judgements import ASK_RETRIAL
+from tablehost.games.kingdoms.turns import DISCARD_DOWN
 
 Action = dict[str, Any]
 
@@ -131,16 +141,12 @@ def card_targets(state: State, seat: int, card_id: str) -> list[list[int]] | Non
     elif name == cards.BARBARIAN_INVASION:
         found = [[]]
     elif name == cards.INDULGENCE:
-        found = [[t] for t in _others(state, seat) if not _has_in_judge_zone(state, t, cards.INDULGENCE)]
+        found = [[t] for t in _others(state, seat) if table.may_hold_delayed(state, t, cards.INDULGENCE)]
     elif name == cards.LIGHTNING:
-        found = [] if _has_in_judge_zone(state, seat, cards.LIGHTNING) else [[]]
+        found = [[]] if table.may_hold_delayed(state, seat, cards.LIGHTNING) else []
     elif spec.kind == cards.EQUIPMENT:
         found = [[]]
     return found or None
-
-
-def _has_in_judge_zone(state: State, seat: int, name: str) -> bool:
-    return any(cards.card(c).name == name for c in table.judgements(state, seat))
 
 
 def play_actions(state: State, seat: int) -> list[Action]:

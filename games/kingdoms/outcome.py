@@ -1,6 +1,7 @@
 """Who wins, by identity: the game ends when the lord dies (the renegade
 wins if they alone are left; otherwise the rebels) or when every rebel and
-the renegade are dead (the lord and the loyalists win)."""
+the renegade are dead (the lord and the loyalists win). A resting player
+is not dead: they still count for their side."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def check(ctx: Context) -> bool:
     state = ctx.state
     if table.result(state) is not None:
         return True
-    living = [seat for seat in range(table.seats(state)) if table.alive(state, seat)]
+    living = [seat for seat in range(table.seats(state)) if not table.dead(state, seat)]
     identities = {table.player(state, seat)["identity"] for seat in living}
     if table.LORD not in identities:
         if len(living) == 1 and identities == {table.RENEGADE}:

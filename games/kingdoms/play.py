@@ -7,8 +7,10 @@ delayed trick to its target's judgement zone; anything else to the
 processing zone while it resolves), CARD_USED fires, then its effect
 applies to each target in turn, and the card goes to the discard pile.
 
-Slash: the target is asked for a Dodge (when they hold one); without one
-they take 1 damage. Peach: heals its user 1."""
+Slash: the target is asked for a Dodge whenever they could give one by
+what the table sees (alive, with a card in hand), whether or not they hold
+one, so the question reveals nothing; without a Dodge (or when the timer
+answers for them) they take 1 damage. Peach: heals its user 1."""
 
 from __future__ import annotations
 
@@ -65,7 +67,7 @@ def _use(ctx: Context, frame: Frame) -> str | None:
         table.move(state, card_id, table.equip_zone(state, user))
         ctx.emit(EQUIPPED, {"seat": user, "card": card_id})
     elif spec.kind == cards.DELAYED:
-        table.move(state, card_id, table.judge_zone(state, targets[0]))
+        table.place_delayed(state, card_id, targets[0])
     else:
         table.move(state, card_id, table.PROCESSING)
         if spec.name == cards.SLASH:
@@ -97,7 +99,7 @@ def _slash(ctx: Context, frame: Frame) -> str | None:
     state, target = ctx.state, frame["target"]
     if not table.alive(state, target):
         return None
-    if table.holding(state, target, cards.DODGE):
+    if table.may_answer(state, target):
         machine.ask(ctx, frame, ASK_DODGE, [target], options.response_timeout(state),
                     source=frame["source"], card=frame["card"])
         return "answered"

@@ -56,7 +56,10 @@ class KingdomsPresenter:
             general = player.get("general") or "?"
             identity = player.get("identity") or ("you: " + view["identity"] if seat == view.get("seat")
                                                   and view.get("identity") else "hidden")
-            state = "dead" if not player["alive"] else f"{player['health']}/{player['max_health']} health"
+            if player["alive"]:
+                state = f"{player['health']}/{player['max_health']} health"
+            else:
+                state = f"resting ({player['rest']} turns)" if player.get("rest") else "dead"
             extra = "" if player.get("face_up", True) else "  face down"
             equipment = ", ".join(_label(card) for card in player["equipment"]) or "none"
             judgement = ", ".join(card["name"] for card in player["judgement"]) or "none"
@@ -125,7 +128,8 @@ class KingdomsPresenter:
         changes = []
         for old, new in zip(before.get("players") or [], after.get("players") or []):
             if old["alive"] and not new["alive"]:
-                changes.append(f"seat {new['seat']} dies, a {new.get('identity')}")
+                changes.append(f"seat {new['seat']} rests" if new.get("rest")
+                               else f"seat {new['seat']} dies, a {new.get('identity')}")
             elif old["health"] != new["health"]:
                 changes.append(f"seat {new['seat']} health {old['health']} -> {new['health']}")
         if after.get("current") != before.get("current"):

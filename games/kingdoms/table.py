@@ -5,12 +5,14 @@ Layout, beside the engine's own keys (the state stays plain data):
 - zones: `deck` (its order is never shown), `discard`, `processing` (cards
   being used or judged, shown to all), and per player `p0`:
   `player:p0:hand`, `player:p0:equip` (at most one card per slot) and
-  `player:p0:judge` (delayed tricks, in the order they were placed);
+  `player:p0:judge` (delayed tricks, in the order they were placed, never
+  two of one name);
 - `players[seat]["data"]`: identity, general (None until shown), offered
-  generals, health, max_health, alive, face_up, rest (rounds a resting
-  player still waits; 0 when not resting), slashes (used this turn),
-  lucky_left (lucky cards left), skip (phases to skip the next time they
-  are entered);
+  generals, health, max_health, alive, face_up, rest (turns a resting
+  player still waits, counted down at each of their turns; 0 when not
+  resting: a player neither alive nor resting is dead), slashes (used this
+  turn), lucky_left (lucky cards left), skip (phases to skip the next time
+  they are entered);
 - `variables`: the options, the frame stack (machine.py) and the result.
 
 Seats and the seed's numbering: a seat is the engine's 0-based index in
@@ -18,7 +20,7 @@ Seats and the seed's numbering: a seat is the engine's 0-based index in
 at seat 1, so the seed's seat number of `seat` is
 `(seat - lord) % players + 1`: play goes round in increasing seat order
 from the lord, and a round ends when the next actor's number is not greater
-than the last one's."""
+than their previous player's (上家, previous_actor)."""
 
 from __future__ import annotations
 
@@ -43,6 +45,8 @@ LORD, LOYALIST, REBEL, RENEGADE = "lord", "loyalist", "rebel", "renegade"
 
 VAR_RESULT = "kingdoms.result"
 GAME_OVER = "GAME_OVER"
+TURNED_OVER = "TURNED_OVER"
+SKILL_USED = "SKILL_USED"
 
 Record = dict[str, Any]
 
@@ -120,6 +124,41 @@ def alive(state: State, seat: int) -> bool:
     return player(state, seat)["alive"]
 
 
+def resting(state: State, seat: int) -> bool:
+    """Out of play for a while (Nirvana): not alive, but not dead either;
+    `rest` counts the player's turns until they return."""
+    return not alive(state, seat) and player(state, seat)["rest"] > 0
+
+
+def dead(state: State, seat: int) -> bool:
+    """Out of the game for good: their identity is shown."""
+    return not alive(state, seat) and player(state, seat)["rest"] == 0
+
+
+def may_answer(state: State, seat: int) -> bool:
+    """Whether `seat` could answer a request for a card, by what everyone
+    sees: a living player with a card in hand (hand sizes are public). Who
+    is asked is decided by this alone, never by the cards a hand holds, so
+    being asked tells the table nothing hidden."""
+    return alive(state, seat) and bool(hand(state, seat))
+
+
+def may_hold_delayed(state: State, seat: int, name: str) -> bool:
+    """A judgement area never holds two delayed tricks of one name, as in
+    Sanguosha: a second Indulgence cannot be used on a player, and a
+    Lightning passes over a player who has one."""
+    return all(cards.card(card_id).name != name for card_id in judgements(state, seat))
+
+
+def place_delayed(state: State, card_id: str, seat: int) -> None:
+    """Put a delayed trick into `seat`'s judgement area; the rules never
+    try to put a second of a name there (see may_hold_delayed)."""
+    name = cards.card(card_id).name
+    if not may_hold_delayed(state, seat, name):
+        raise ValueError(f"seat {seat}'s judgement area already holds a {name}")
+    move(state, card_id, judge_zone(state, seat))
+
+
 def lord(state: State) -> int:
     return next(seat for seat in range(seats(state)) if player(state, seat)["identity"] == LORD)
 
@@ -152,6 +191,18 @@ def next_actor(state: State, seat: int) -> int:
     count = seats(state)
     for step in range(1, count + 1):
         candidate = (seat + step) % count
+        if alive(state, candidate) or player(state, candidate)["rest"] > 0:
+            return candidate
+    return seat
+
+
+def previous_actor(state: State, seat: int) -> int:
+    """The seed's 上家 of `seat`: the nearest player before it in seat order
+    who takes turns (living or resting), the one whose next actor `seat`
+    is; `seat` itself when nobody else does."""
+    count = seats(state)
+    for step in range(1, count + 1):
+        candidate = (seat - step) % count
         if alive(state, candidate) or player(state, candidate)["rest"] > 0:
             return candidate
     return seat
@@ -192,6 +243,19 @@ def draw(ctx: Context, seat: int, count: int) -> None:
         end_in_a_draw(ctx, "the deck and the discard pile ran out")
         return
     ctx.run(create_draw_card_action(player_id(ctx.state, seat), count, DECK, hand_zone(ctx.state, seat)))
+
+
+def turn_over(ctx: Context, seat: int) -> None:
+    """Turn `seat`'s general over (face down: their next turn is skipped, and
+    turns it face up again)."""
+    record = player(ctx.state, seat)
+    record["face_up"] = not record["face_up"]
+    ctx.emit(TURNED_OVER, {"seat": seat, "face_up": record["face_up"]})
+
+
+def announce_skill(ctx: Context, seat: int, skill: str) -> None:
+    """Tell the table that `seat`'s skill acted (skills are public)."""
+    ctx.emit(SKILL_USED, {"seat": seat, "skill": skill})
 
 
 def finish(ctx: Context, winners: list[int], side: str, reason: str) -> None:

@@ -4,10 +4,16 @@ the data their handlers may edit.
 The game flow's timings that the engine already names (game prepared,
 initial cards, game and round start, turn start and end, the phase
 timings, the draw phase's draw count) are the engine's, with the engine's
-data classes; this module adds the seed's timings the engine lacks and the
-timings of card use, damage and judgements that generals' skills listen
-to. A handler edits the data in place (`DrawNCardsData.count += 1`), marks
-it `skipped`, or returns True to stop the event; the flow reads it back.
+data classes but for the rounds' (RoundData here also names the player who
+bears the timing, as the seed's round end needs); this module adds the
+seed's timings the engine lacks and the timings of card use, damage,
+dying and judgements that generals' skills listen to. A handler edits the
+data in place (`DrawNCardsData.count += 1`), marks it `skipped`, or
+returns True to stop the event; the flow reads it back.
+
+Every timing has a bearer (the seed's 承担者), the player it concerns:
+the data's `seat` (or `player_id`, `target`, `from_seat`); the game-wide timings
+(GAME_PREPARED, BEFORE_GAME_START) have none.
 
 Seed name → constant:
     fk.GamePrepared           GAME_PREPARED            (GameData)
@@ -31,6 +37,13 @@ Seed name → constant:
     fk.EventPhaseEnd          PHASE_END                (PhaseData)
     fk.DrawNCards             DRAW_N_CARDS             (DrawNCardsData)
     fk.AfterDrawNCards        AFTER_DRAW_N_CARDS       (DrawNCardsData)
+
+Beyond the seed's game flow, named after FreeKill's timings:
+    fk.CardUsing              CARD_USED                (CardUseData)
+    fk.Damaged                DAMAGED                  (DamageData)
+    fk.AskForPeachesDone      ASK_FOR_PEACHES_DONE     (DyingData)
+    fk.AskForRetrial          ASK_FOR_RETRIAL          (JudgeData)
+    fk.FinishJudge            FINISH_JUDGE             (JudgeData)
 """
 
 from __future__ import annotations
@@ -38,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tablehost.games.engine import timings as engine_timings
-from tablehost.games.engine.timings import DrawInitialData, DrawNCardsData, GameData, PhaseData, RoundData, TurnData
+from tablehost.games.engine.timings import DrawInitialData, DrawNCardsData, GameData, PhaseData, TurnData
 
 GAME_PREPARED = engine_timings.GAME_PREPARED
 BEFORE_GAME_START = "kingdoms.before_game_start"
@@ -65,6 +78,7 @@ AFTER_DRAW_N_CARDS = engine_timings.AFTER_DRAW_N_CARDS
 # Beyond the game flow: what skills react to.
 CARD_USED = "kingdoms.card_used"
 DAMAGED = "kingdoms.damaged"
+ASK_FOR_PEACHES_DONE = "kingdoms.ask_for_peaches_done"
 ASK_FOR_RETRIAL = "kingdoms.ask_for_retrial"
 FINISH_JUDGE = "kingdoms.finish_judge"
 
@@ -76,7 +90,18 @@ FLOW_TIMINGS = (
     PHASE_CHANGING, PHASE_SKIPPING, PHASE_SKIPPED, PHASE_START, PHASE_PROCEEDING, PHASE_END,
     DRAW_N_CARDS, AFTER_DRAW_N_CARDS,
 )
-ALL_TIMINGS = (*FLOW_TIMINGS, CARD_USED, DAMAGED, ASK_FOR_RETRIAL, FINISH_JUDGE)
+ALL_TIMINGS = (*FLOW_TIMINGS, CARD_USED, DAMAGED, ASK_FOR_PEACHES_DONE, ASK_FOR_RETRIAL, FINISH_JUDGE)
+
+
+@dataclass(slots=True)
+class RoundData:
+    """Round `round`, borne by `seat`: the current player for GAME_START and
+    ROUND_START, the current player's previous player (上家) for ROUND_END
+    and AFTER_ROUND_END, as the seed says."""
+
+    round: int
+    seat: int
+    skipped: bool = False
 
 
 @dataclass(slots=True)
@@ -112,6 +137,16 @@ class DamageData:
 
 
 @dataclass(slots=True)
+class DyingData:
+    """Nobody saved the dying `seat` (brought down by `source`, None: no
+    one); a handler returning True keeps it from dying (it must then leave
+    the player in some other state, as Nirvana's rest)."""
+
+    seat: int
+    source: int | None
+
+
+@dataclass(slots=True)
 class JudgeData:
     """`seat`'s judgement for `reason` (a card name or a skill) turned up
     `card`; before it takes effect (ASK_FOR_RETRIAL) a skill may replace
@@ -123,6 +158,6 @@ class JudgeData:
 
 
 __all__ = [
-    "CardUseData", "DamageData", "DrawInitialData", "DrawNCardsData", "GameData", "JudgeData", "PhaseData",
-    "RoundData", "TurnChangingData", "TurnData",
+    "CardUseData", "DamageData", "DrawInitialData", "DrawNCardsData", "DyingData", "GameData", "JudgeData",
+    "PhaseData", "RoundData", "TurnChangingData", "TurnData",
 ]

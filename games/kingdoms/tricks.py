@@ -1,11 +1,14 @@
 """Tricks and judgements, as frames (machine.py).
 
 Nullification: before a trick (or a delayed trick being judged) affects a
-target, every living player holding a Nullification is asked, one at a
-time in seat order from the current player. A Nullification given is
-itself open to Nullification (a nested ask); if that one stands, the first
-fails and the asking starts over. So the trick is stopped exactly when the
-last Nullification played stands.
+target, every living player with a card in hand is asked at once, each
+with the same deadline, whether or not they hold a Nullification (so the
+question reveals nothing: hand sizes are public); the first to give one
+closes the question, and when everyone has passed (or their timers have)
+nobody did. A Nullification given is itself open to Nullification (a
+nested question to everyone); if that one stands, the first fails and the
+question for the trick is asked again. So the trick is stopped exactly
+when the last Nullification played stands.
 
 A judgement turns up the deck's top card, shown to all in the processing
 zone; ASK_FOR_RETRIAL lets a skill replace it, FINISH_JUDGE sees the final
@@ -13,13 +16,16 @@ card, which then goes to the discard pile unless a skill took it.
 
 The judge phase resolves the delayed tricks in the judgement zone last in,
 first out: Indulgence skips the play phase unless the judgement is a heart;
-Lightning deals 3 damage on a spade 2-9, else moves to the next living
-player (as it does when nullified).
+Lightning deals 3 damage on a spade 2-9, else moves on (as it does when
+nullified) to the next living player who has no Lightning, as Sanguosha
+moves it: no judgement area holds two delayed tricks of one name, and
+when no one else can take it, it stays where it was.
 
 Dismantle and Snatch ask their user which card to take: a specific card of
 the target's equipment or judgement zone, or "hand" (a random hand card,
 unseen). Duel asks each side for a Slash in turn, the target first;
-Barbarian Invasion asks every other player for a Slash."""
+Barbarian Invasion asks every other player for a Slash. A player is asked
+for a Slash whenever they have a card in hand, whether or not it is one."""
 
 from __future__ import annotations
 
@@ -27,8 +33,8 @@ from tablehost.games.engine.engine import Context
 from tablehost.games.engine.draw import create_draw_card_action
 from tablehost.games.kingdoms import cards, damage, machine, options, table
 from tablehost.games.kingdoms import timings as kt
-from tablehost.games.kingdoms.flow import skip_phase
 from tablehost.games.kingdoms.machine import Frame
+from tablehost.games.kingdoms.turns import skip_phase
 
 ASK_NULLIFY = "nullify"
 ASK_SLASH = "slash"
@@ -50,40 +56,31 @@ def _answered_with_card(frame: Frame) -> str | None:
 # -- Nullification -----------------------------------------------------------------
 
 
-def _nullify_start(ctx: Context, frame: Frame) -> str:
-    frame["order"] = table.living_from(ctx.state, table.current_seat(ctx.state))
-    frame["index"] = 0
-    return "ask"
-
-
 def _nullify_ask(ctx: Context, frame: Frame) -> str | None:
     state = ctx.state
-    while frame["index"] < len(frame["order"]):
-        asked = frame["order"][frame["index"]]
-        if table.alive(state, asked) and table.holding(state, asked, cards.NULLIFICATION):
-            machine.ask(ctx, frame, ASK_NULLIFY, [asked], options.response_timeout(state),
-                        card=frame["card"], target=frame["target"])
-            return "answered"
-        frame["index"] += 1
-    frame["result"] = False
-    return None
+    asked = [seat for seat in table.living_from(state, table.current_seat(state)) if table.may_answer(state, seat)]
+    if not asked:
+        frame["result"] = False
+        return None
+    machine.ask(ctx, frame, ASK_NULLIFY, asked, options.response_timeout(state),
+                card=frame["card"], target=frame["target"], first_answer_closes=True)
+    return "answered"
 
 
-def _nullify_answered(ctx: Context, frame: Frame) -> str:
-    given = _answered_with_card(frame)
-    if given is None:
-        frame["index"] += 1
-        return "ask"
-    table.discard(ctx.state, given)
-    ctx.emit(NULLIFIED, {"seat": frame["order"][frame["index"]], "card": frame["card"], "with": given})
-    machine.push(ctx, "nullify", into="countered", card=given, target=None)
+def _nullify_answered(ctx: Context, frame: Frame) -> str | None:
+    answer = frame.pop("answer")
+    if answer["type"] != "respond":
+        frame["result"] = False
+        return None
+    table.discard(ctx.state, answer["card"])
+    ctx.emit(NULLIFIED, {"seat": answer["seat"], "card": frame["card"], "with": answer["card"]})
+    machine.push(ctx, "nullify", into="countered", card=answer["card"], target=None)
     return "countered"
 
 
 def _nullify_countered(ctx: Context, frame: Frame) -> str | None:
     if frame.pop("countered"):
-        frame["index"] = 0
-        return "ask"
+        return machine.START
     frame["result"] = True
     return None
 
@@ -114,12 +111,22 @@ def _judge_finish(ctx: Context, frame: Frame) -> None:
 # -- the judge phase ---------------------------------------------------------------
 
 
+def _judge_zone_start(ctx: Context, frame: Frame) -> str:
+    """The seed: "对判定区内所有牌按后进来先判定的顺序依次进行": the cards there
+    when the phase's work begins, so a Lightning that stays is not judged
+    twice in one phase."""
+    frame["pending"] = list(table.judgements(ctx.state, frame["seat"]))
+    return "next"
+
+
 def _judge_zone_next(ctx: Context, frame: Frame) -> str | None:
     state, seat = ctx.state, frame["seat"]
-    pending = table.judgements(state, seat)
+    pending = frame["pending"]
+    while pending and pending[-1] not in table.judgements(state, seat):
+        pending.pop()  # taken away meanwhile (Dismantle, Snatch)
     if not pending or not table.alive(state, seat):
         return None
-    frame["card"] = pending[-1]
+    frame["card"] = pending.pop()
     table.move(state, frame["card"], table.PROCESSING)
     machine.push(ctx, "nullify", into="nullified", card=frame["card"], target=seat)
     return "judge"
@@ -128,14 +135,14 @@ def _judge_zone_next(ctx: Context, frame: Frame) -> str | None:
 def _judge_zone_judge(ctx: Context, frame: Frame) -> str:
     if frame.pop("nullified"):
         _settle_delayed(ctx, frame, None)
-        return machine.START
+        return "next"
     machine.push(ctx, "judge", into="judgement", seat=frame["seat"], reason=cards.card(frame["card"]).name)
     return "effect"
 
 
 def _judge_zone_effect(ctx: Context, frame: Frame) -> str:
     _settle_delayed(ctx, frame, cards.card(frame.pop("judgement")))
-    return machine.START
+    return "next"
 
 
 def _settle_delayed(ctx: Context, frame: Frame, judgement: cards.Card | None) -> None:
@@ -151,9 +158,21 @@ def _settle_delayed(ctx: Context, frame: Frame, judgement: cards.Card | None) ->
         table.discard(state, trick)
         damage.deal(ctx, None, seat, cards.LIGHTNING_DAMAGE, trick)
         return
-    following = table.next_living(state, seat)
-    table.move(state, trick, table.judge_zone(state, following))
-    ctx.emit(LIGHTNING_MOVED, {"from": seat, "to": following, "card": trick})
+    following = _lightning_goes_to(state, seat)
+    table.place_delayed(state, trick, following)
+    if following != seat:
+        ctx.emit(LIGHTNING_MOVED, {"from": seat, "to": following, "card": trick})
+
+
+def _lightning_goes_to(state: dict, seat: int) -> int:
+    """The next living player after `seat` whose judgement area has no
+    Lightning, or `seat` itself (whose Lightning is this one) if none has
+    room."""
+    count = table.seats(state)
+    for candidate in ((seat + step) % count for step in range(1, count)):
+        if table.alive(state, candidate) and table.may_hold_delayed(state, candidate, cards.LIGHTNING):
+            return candidate
+    return seat
 
 
 # -- tricks with a target ----------------------------------------------------------
@@ -207,8 +226,9 @@ def _trick_picked(ctx: Context, frame: Frame) -> None:
 
 
 def _ask_for_slash(ctx: Context, frame: Frame, asked: int) -> str | None:
-    """Ask `asked` for a Slash, or take the loss at once without one."""
-    if table.holding(ctx.state, asked, cards.SLASH):
+    """Ask `asked` for a Slash, or take the loss at once when they could not
+    give one by what the table sees (no card in hand)."""
+    if table.may_answer(ctx.state, asked):
         machine.ask(ctx, frame, ASK_SLASH, [asked], options.response_timeout(ctx.state), card=frame["card"])
         return "slash_answered"
     return "lose"
@@ -254,10 +274,10 @@ def _duel_lose(ctx: Context, frame: Frame) -> None:
 
 
 FRAMES: dict[str, machine.FrameSteps] = {
-    "nullify": {machine.START: _nullify_start, "ask": _nullify_ask, "answered": _nullify_answered,
-                "countered": _nullify_countered},
+    "nullify": {machine.START: _nullify_ask, "answered": _nullify_answered, "countered": _nullify_countered},
     "judge": {machine.START: _judge_flip, "finish": _judge_finish},
-    "judge_zone": {machine.START: _judge_zone_next, "judge": _judge_zone_judge, "effect": _judge_zone_effect},
+    "judge_zone": {machine.START: _judge_zone_start, "next": _judge_zone_next, "judge": _judge_zone_judge,
+                   "effect": _judge_zone_effect},
     "trick": {machine.START: _trick_start, "effect": _trick_effect, "picked": _trick_picked,
               "slash_answered": _invasion_answered, "lose": _invasion_lose},
     "duel": {machine.START: _duel_start, "ask": _duel_ask, "slash_answered": _duel_answered, "lose": _duel_lose},

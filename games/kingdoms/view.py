@@ -2,14 +2,14 @@
 fields plus the seat's own, so nothing hidden slips in:
 
 - everyone (spectators too): each player's general once shown, health,
-  whether alive and face up, skills, equipment, judgement zone and hand
-  count; the lord's identity, and any player's once dead; the round, turn,
+  whether alive, resting (and for how many more turns) and face up,
+  skills, equipment, judgement zone and hand count; the lord's identity,
+  and any player's once dead (not a resting player's); the round, turn,
   phase and current player; the deck's size (never its order), the
   discard pile's size and top card, the cards being used or judged; what
-  the table waits for (the question's kind, deadline and public details;
-  which seat is asked only for questions whose asking reveals nothing,
-  since a seat is asked for a Dodge, Peach, Nullification or Slash only
-  when it holds one); the result;
+  the table waits for (the question's kind, deadline, public details and
+  the seats asked: the game decides whom to ask from this public state
+  alone, so showing it reveals nothing); the result;
 - a seat alone: its hand, its identity, the generals offered to it while
   choosing, the lucky cards it has left, and any general it chose before
   the generals are shown."""
@@ -22,13 +22,7 @@ from typing import Any
 from tablehost.games.engine.state import State
 from tablehost.games.engine.views import View
 from tablehost.games.kingdoms import cards, machine, table
-from tablehost.games.kingdoms.flow import CHOOSE_GENERAL, DISCARD_DOWN, LUCKY_CARD
 from tablehost.games.kingdoms.generals import GENERALS
-from tablehost.games.kingdoms.play import ASK_PLAY
-from tablehost.games.kingdoms.tricks import ASK_PICK
-
-# Questions whose asked seats are public (asking them reveals no card).
-OPEN_ASKS = frozenset({CHOOSE_GENERAL, LUCKY_CARD, ASK_PLAY, DISCARD_DOWN, ASK_PICK})
 
 
 def card_view(card_id: str) -> dict[str, Any]:
@@ -37,8 +31,7 @@ def card_view(card_id: str) -> dict[str, Any]:
 
 
 def _identity_public(state: State, seat: int) -> bool:
-    record = table.player(state, seat)
-    return record["identity"] == table.LORD or not record["alive"]
+    return table.player(state, seat)["identity"] == table.LORD or table.dead(state, seat)
 
 
 def _player(state: State, seat: int) -> dict[str, Any]:
@@ -51,6 +44,7 @@ def _player(state: State, seat: int) -> dict[str, Any]:
         "health": record["health"],
         "max_health": record["max_health"],
         "alive": record["alive"],
+        "rest": record["rest"],
         "face_up": record["face_up"],
         "skills": list(state["players"][seat].get("skills", [])),
         "hand_count": len(table.hand(state, seat)),
@@ -64,13 +58,11 @@ def _prompt(state: State) -> dict[str, Any] | None:
     if frame is None:
         return None
     ask = frame["ask"]
-    shown = {key: value for key, value in ask.items() if key != "seats"}
+    shown = {**ask, "seats": list(ask["seats"])}
     # The card a question is about is on the table, unless a skill took it
     # into a hand meanwhile (Cao Cao keeps a Barbarian Invasion that hurt him).
     if "card" in shown and not _in_public_zone(state, shown["card"]):
         shown["card"] = None
-    if ask["kind"] in OPEN_ASKS:
-        shown["seats"] = list(ask["seats"])
     return shown
 
 

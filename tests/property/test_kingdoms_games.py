@@ -1,9 +1,11 @@
 """Whole Kingdoms games between random legal players, 2 to 8 of them,
 over random seeds: every game ends with exactly one result; at every step
 every card is in exactly one zone, nobody is above their maximum health,
-and no view carries a card its viewer may not see (another's hand, the
-deck); the command log replays to the same final state hash; and a table
-of silent players, every request left to its timer, ends too."""
+no judgement area holds two delayed tricks of one name, no view carries a
+card its viewer may not see (another's hand, the deck), and what a seat
+sees and who is asked by when do not change when the cards it cannot see
+are dealt again; the command log replays to the same final state hash;
+and a table of silent players, every request left to its timer, ends too."""
 
 from __future__ import annotations
 
@@ -16,8 +18,9 @@ from hypothesis import strategies as st
 
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Command, Match, replay
+from tablehost.games.engine.plugin import Action
 from tablehost.games.engine.views import canonical_bytes, decode
-from tablehost.games.kingdoms import table
+from tablehost.games.kingdoms import cards, table
 from tablehost.games.kingdoms.cards import CARDS
 from tablehost.games.kingdoms.game import RULES
 
@@ -71,6 +74,8 @@ def test_every_card_stays_in_one_zone_and_nobody_exceeds_their_maximum_health(
             record = table.player(state, seat)
             assert record["health"] <= record["max_health"]
             assert len(table.equipment(state, seat)) <= 3
+            delayed = [cards.card(card_id).name for card_id in table.judgements(state, seat)]
+            assert len(delayed) == len(set(delayed)), f"seat {seat}'s judgement area holds {delayed}"
 
     play_out(seed, bot_seed, players, check)
 
@@ -121,8 +126,77 @@ def test_no_view_carries_a_hand_card_of_another_seat_or_the_deck(seed: int, bot_
                 identities = [p["identity"] for p in match.view(viewer)["players"]]
                 for seat, identity in enumerate(identities):
                     record = table.player(state, seat)
-                    public = record["identity"] == "lord" or not record["alive"]
+                    public = record["identity"] == "lord" or table.dead(state, seat)
                     assert identity == (record["identity"] if public else None)
+
+    play_out(seed, bot_seed, players, check)
+
+
+def deal_hidden_again(state: dict, viewer: int | None, rng: random.Random, held_only: bool = False) -> dict:
+    """A state `viewer` cannot tell from `state`: the other hands (and,
+    unless `held_only`, the deck) dealt again with every count kept, and
+    (unless `held_only`) the identities it does not know shuffled among
+    the players who hide them."""
+    redealt = copy.deepcopy(state)
+    others = [seat for seat in range(table.seats(redealt)) if seat != viewer]
+    zones = [redealt["zones"][table.hand_zone(redealt, seat)] for seat in others]
+    if not held_only:
+        zones.append(redealt["zones"][table.DECK])
+    pool = [card for zone in zones for card in zone["cards"]]
+    rng.shuffle(pool)
+    for zone in zones:
+        count = len(zone["cards"])
+        zone["cards"], pool = pool[:count], pool[count:]
+    if not held_only:
+        hiding = [seat for seat in others
+                  if table.player(redealt, seat)["identity"] != table.LORD and not table.dead(redealt, seat)]
+        identities = [table.player(redealt, seat)["identity"] for seat in hiding]
+        rng.shuffle(identities)
+        for seat, identity in zip(hiding, identities):
+            table.player(redealt, seat)["identity"] = identity
+    return redealt
+
+
+def asked_by_when(state: dict) -> list[tuple[int, int | None]]:
+    return [(request.seat, request.deadline_ms) for request in RULES.requests(state)]
+
+
+def own_request(state: dict, seat: int | None) -> dict | None:
+    request = next((r for r in RULES.requests(state) if r.seat == seat), None)
+    return None if request is None else request.to_view()
+
+
+@given(game_seeds, bot_seeds, player_counts)
+@bounded(10)
+def test_what_a_seat_sees_and_who_is_asked_never_depend_on_cards_it_cannot_see(
+    seed: int, bot_seed: int, players: int
+) -> None:
+    """Prompts are decided from public information: for every viewer, the
+    state with everything hidden from it dealt again gives the same view,
+    the same own request and the same asked seats and deadlines; and a move
+    made in a state where only the cards other seats hold were dealt again
+    (the mover cannot tell) asks the same seats by the same deadlines."""
+    rng = random.Random(bot_seed)
+    engine = RULES.engine()
+
+    def check(match: Match) -> None:
+        state = match.state
+        for viewer in (*range(players), None):
+            other = deal_hidden_again(state, viewer, rng)
+            assert RULES.view(other, viewer) == RULES.view(state, viewer)
+            assert own_request(other, viewer) == own_request(state, viewer)
+            assert asked_by_when(other) == asked_by_when(state)
+        requests = match.requests
+        if not requests:
+            return
+        request = rng.choice(requests)
+        move = rng.choice(request.legal_actions or [request.default])
+        other = deal_hidden_again(state, request.seat, rng, held_only=True)
+        action = Action(move["type"], table.player_id(state, request.seat), {k: v for k, v in move.items()
+                                                                             if k != "type"})
+        after, _ = engine.dispatch(state, action, match.started_ms + 7)
+        other_after, _ = engine.dispatch(other, action, match.started_ms + 7)
+        assert asked_by_when(other_after) == asked_by_when(after)
 
     play_out(seed, bot_seed, players, check)
 

@@ -211,3 +211,21 @@ def expire(match: Match) -> None:
     """Let the earliest deadline pass: the host takes the default."""
     now = match.deadline_ms
     match.act_automatically(match.next_expired(now), now)
+
+
+def end_turn(match: Match) -> None:
+    """The current player ends their play phase; the discard phase's timer
+    discards for them."""
+    match.act(table.current_seat(match.state), END_PLAY, 5)
+    while asked(match) is not None and asked(match)[0] == "discard":
+        expire(match)
+
+
+def everyone_passes(match: Match, kind: str = "nullify") -> None:
+    """While the game asks `kind`, every asked seat passes (a card test
+    that is not about Nullification lets every trick stand)."""
+    while asked(match) is not None and asked(match)[0] == kind:
+        for seat in asked(match)[1]:
+            match.act(seat, PASS, 2)
+            if asked(match) is None or asked(match)[0] != kind:
+                break

@@ -19,11 +19,13 @@ from tablehost.games.kingdoms.game import RULES
 BOTS = bot_factories(RULES.bots())
 
 
-@pytest.mark.parametrize("kinds", [("rules",) * 5, ("random", "rules", "random", "rules", "rules")])
+@pytest.mark.parametrize("kinds", [("rules",) * 5, ("random", "rules", "random", "rules", "rules"), ("rules",) * 8])
 def test_bots_play_a_game_to_its_end_choosing_only_listed_actions(kinds: tuple[str, ...]) -> None:
+    """Every player who could answer is asked now, so most answers are
+    passes; bots still finish a game of 8 in a few thousand moves."""
     bots = [make_bot(kind, BOTS, seed) for seed, kind in enumerate(kinds)]
     match = Match(RULES, TableSeed.numbered(7), [f"n{seat}" for seat in range(len(kinds))], {}, 0)
-    for now in range(1, 20_000):
+    for now in range(1, 5_000):
         if match.result is not None:
             break
         request = match.requests[0]
@@ -85,3 +87,17 @@ def test_the_presenter_shows_the_table_the_hand_and_the_timer_and_names_cards() 
     use(match, me, slash, [seat_after(match, me)])
     assert "health" in (presenter.narrate(before, match.view(None), names, False) or "")
     assert table.hand(match.state, me) == []
+
+
+def test_the_rule_bot_passes_when_it_has_nothing_to_answer_with() -> None:
+    match = started(55, 5)
+    me = lord(match)
+    target, bystander = seat_after(match, me), seat_after(match, me, 2)
+    hands = scene(match, {me: ["Dismantle", "Slash"], target: ["Peach"], bystander: ["Dodge"]})
+    use(match, me, hands[me][1], [target])
+    assert asked(match) == ("dodge", [target])
+    assert RuleBot().choose(match.view(target)) == PASS
+    match.act(target, PASS, 3)
+    use(match, me, hands[me][0], [bystander])
+    assert asked(match) == ("nullify", [target, bystander])
+    assert RuleBot().choose(match.view(target)) == PASS and RuleBot().choose(match.view(bystander)) == PASS

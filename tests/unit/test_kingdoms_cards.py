@@ -1,17 +1,17 @@
-"""Kingdoms' cards one by one, played through `Match` in the lord's play
-phase of a 5-player table: Slash (range, once a turn), Dodge, Peach and
-dying, Nullification chains, each trick, the delayed tricks in the judge
-phase (last in, first out), weapons and horses, death's rewards and
-penalties, and who wins."""
+"""Kingdoms' basic cards and equipment one by one, played through `Match`
+in the lord's play phase of a 5-player table: Slash (range, once a turn),
+Dodge, Peach and dying, weapons and horses, death's rewards and
+penalties, and who wins. Tricks are test_kingdoms_tricks.py's."""
 
 from __future__ import annotations
 
 import pytest
 from kingdoms_scenarios import (
-    END_PLAY,
     PASS,
     all_card_ids,
     asked,
+    end_turn,
+    everyone_passes,
     expire,
     health,
     lord,
@@ -123,18 +123,27 @@ def test_a_peach_heals_one_and_only_when_hurt() -> None:
     assert health(match, me) == 3
 
 
-def test_a_dying_player_is_asked_for_peaches_from_the_current_player_on_and_can_be_saved() -> None:
+def test_a_dying_player_is_asked_for_peaches_by_each_player_in_turn_from_the_current_one_and_can_be_saved() -> None:
+    """Seed 003's game flow leaves dying to the cards; the rule is "each
+    player in turn" from the current one. Every living player with a card in
+    hand is asked, whether or not it is a Peach (who is asked must not tell
+    the table who holds one); an empty hand cannot give one (our choice)."""
     match, me = table_of_five()
-    target, helper = seat_after(match, me), seat_after(match, me, 3)
-    hands = scene(match, {me: ["Slash", "Peach"], helper: ["Peach"], target: ["Peach"]})
+    target, bystander, helper = seat_after(match, me), seat_after(match, me, 2), seat_after(match, me, 3)
+    hands = scene(match, {me: ["Slash", "Peach"], target: ["Peach"], bystander: ["Dodge"], helper: ["Peach"]})
     set_health(match, target, 1)
     use(match, me, hands[me][0], [target])
+    assert asked(match) == ("dodge", [target]), "asked for a Dodge though holding none"
+    expire(match)
     assert asked(match) == ("peach", [me])
-    assert match.view(None)["prompt"]["dying"] == target and "seats" not in match.view(None)["prompt"]
+    assert match.view(None)["prompt"]["dying"] == target and match.view(None)["prompt"]["seats"] == [me]
     match.act(me, PASS, 3)
     assert asked(match) == ("peach", [target])
     expire(match)
-    assert asked(match) == ("peach", [helper])
+    assert asked(match) == ("peach", [bystander])
+    assert match.request_for(bystander).legal_actions == [PASS]
+    match.act(bystander, PASS, 4)
+    assert asked(match) == ("peach", [helper]), "the empty-handed seat after the bystander is not asked"
     respond(match, helper, hands[helper][0])
     assert health(match, target) == 1 and table.alive(match.state, target)
     assert asked(match) == ("play", [me])
@@ -161,149 +170,10 @@ def test_the_lord_killing_a_loyalist_discards_every_card() -> None:
     place(match, me, cards.SERPENT_SPEAR, table.equip_zone)
     set_health(match, loyalist, 1)
     use(match, me, duel, [loyalist])
+    everyone_passes(match, "nullify")
+    everyone_passes(match, "peach")
     assert not table.alive(match.state, loyalist)
     assert table.hand(match.state, me) == [] and table.equipment(match.state, me) == []
-
-
-def test_nullification_stops_a_trick_and_can_itself_be_nullified() -> None:
-    match, me = table_of_five()
-    target, friend = seat_after(match, me), seat_after(match, me, 2)
-    hands = scene(match, {me: ["Dismantle", "Nullification"], target: ["Nullification", "Dodge"],
-                          friend: ["Nullification"]})
-    use(match, me, hands[me][0], [target])
-    assert asked(match) == ("nullify", [me]), "asked in seat order from the current player"
-    match.act(me, PASS, 3)
-    assert asked(match) == ("nullify", [target])
-    respond(match, target, hands[target][0])
-    assert asked(match) == ("nullify", [me]), "the Nullification itself may be nullified"
-    respond(match, me, hands[me][1])
-    assert asked(match) == ("nullify", [friend])
-    match.act(friend, PASS, 4)
-    # Nobody counters the second Nullification: the first fails, and the
-    # asking for the Dismantle starts over (nobody has one left but the friend).
-    assert asked(match) == ("nullify", [friend])
-    respond(match, friend, hands[friend][0])
-    assert asked(match) == ("play", [me])
-    assert table.hand(match.state, target) == [hands[target][1]], "the Dismantle was nullified"
-
-
-def test_dismantle_discards_the_card_its_user_picks() -> None:
-    match, me = table_of_five()
-    target = seat_after(match, me, 2)
-    hands = scene(match, {me: ["Dismantle"], target: ["Dodge"]})
-    horse = place(match, target, cards.SHADOW_RUNNER, table.equip_zone)
-    use(match, me, hands[me][0], [target])
-    assert asked(match) == ("pick", [me])
-    assert [a["card"] for a in match.request_for(me).legal_actions] == ["hand", horse]
-    match.act(me, {"type": "pick", "card": horse}, 3)
-    assert table.equipment(match.state, target) == [] and horse in table.cards_in(match.state, table.DISCARD)
-
-
-def test_snatch_reaches_distance_one_and_takes_a_random_hand_card() -> None:
-    match, me = table_of_five()
-    near, far = seat_after(match, me), seat_after(match, me, 2)
-    hands = scene(match, {me: ["Snatch"], near: ["Dodge"], far: ["Dodge"]})
-    assert targets_of(match, me, hands[me][0]) == [[near]]
-    use(match, me, hands[me][0], [near])
-    match.act(me, {"type": "pick", "card": "hand"}, 3)
-    assert table.hand(match.state, me) == hands[near] and table.hand(match.state, near) == []
-
-
-def test_a_duel_asks_for_slashes_in_turn_from_the_target_and_who_cannot_takes_one_damage() -> None:
-    match, me = table_of_five()
-    target = seat_after(match, me, 2)
-    hands = scene(match, {me: ["Duel", "Slash"], target: ["Slash"]})
-    use(match, me, hands[me][0], [target])
-    assert asked(match) == ("slash", [target])
-    respond(match, target, hands[target][0])
-    assert asked(match) == ("slash", [me])
-    match.act(me, PASS, 3)
-    assert health(match, me) == table.player(match.state, me)["max_health"] - 1
-
-
-def test_barbarian_invasion_asks_everyone_else_for_a_slash_in_seat_order() -> None:
-    match, me = table_of_five()
-    others = [seat_after(match, me, k) for k in range(1, 5)]
-    hands = scene(match, {me: ["Barbarian Invasion"], others[1]: ["Slash"]})
-    use(match, me, hands[me][0])
-    assert asked(match) == ("slash", [others[1]])
-    respond(match, others[1], hands[others[1]][0])
-    hurt = [seat for seat in others if health(match, seat) < table.player(match.state, seat)["max_health"]]
-    assert hurt == [others[0], others[2], others[3]]
-
-
-def judge_phase_of_next(match, me: int) -> None:
-    """End the lord's turn; the next player's judge phase runs."""
-    match.act(me, END_PLAY, 5)
-    while asked(match) is not None and asked(match)[0] == "discard":
-        expire(match)
-
-
-def test_indulgence_skips_the_play_phase_unless_the_judgement_is_a_heart() -> None:
-    match, me = table_of_five()
-    target = seat_after(match, me)
-    (indulgence,) = scene(match, {me: ["Indulgence"]})[me]
-    use(match, me, indulgence, [target])
-    assert table.judgements(match.state, target) == [indulgence]
-    stack_deck(match, ["club"])
-    judge_phase_of_next(match, me)
-    assert table.current_seat(match.state) != target, "the play phase was skipped"
-    assert indulgence in table.cards_in(match.state, table.DISCARD)
-
-
-def test_a_heart_escapes_indulgence() -> None:
-    match, me = table_of_five()
-    target = seat_after(match, me)
-    (indulgence,) = scene(match, {me: ["Indulgence"]})[me]
-    use(match, me, indulgence, [target])
-    stack_deck(match, ["heart"])
-    judge_phase_of_next(match, me)
-    assert asked(match) == ("play", [target])
-
-
-def test_lightning_strikes_for_three_on_a_spade_two_to_nine_else_moves_on() -> None:
-    match, me = table_of_five()
-    target = seat_after(match, me)
-    first = place(match, target, cards.LIGHTNING, table.judge_zone)
-    stack_deck(match, ["heart"])
-    scene(match)
-    judge_phase_of_next(match, me)
-    assert table.judgements(match.state, seat_after(match, target)) == [first]
-    match2, me2 = table_of_five()
-    target2 = seat_after(match2, me2)
-    place(match2, target2, cards.LIGHTNING, table.judge_zone)
-    stack_deck(match2, ["spade 5"])
-    scene(match2)
-    judge_phase_of_next(match2, me2)
-    assert health(match2, target2) == table.player(match2.state, target2)["max_health"] - 3
-
-
-def test_the_judge_phase_resolves_delayed_tricks_last_in_first_out() -> None:
-    match, me = table_of_five()
-    target = seat_after(match, me)
-    lightning = place(match, target, cards.LIGHTNING, table.judge_zone)
-    indulgence = place(match, target, cards.INDULGENCE, table.judge_zone)
-    judged = stack_deck(match, ["heart", "club"])
-    scene(match)
-    judge_phase_of_next(match, me)
-    # Indulgence (placed last) met the heart and was escaped; Lightning met the club and moved on.
-    assert table.judgements(match.state, seat_after(match, target)) == [lightning]
-    assert asked(match) == ("play", [target])
-    discard = table.cards_in(match.state, table.DISCARD)
-    assert discard.index(judged[0]) < discard.index(judged[1]) and indulgence in discard
-
-
-def test_a_nullified_delayed_trick_has_no_effect() -> None:
-    match, me = table_of_five()
-    target = seat_after(match, me)
-    place(match, target, cards.INDULGENCE, table.judge_zone)
-    hands = scene(match, {target: ["Nullification"]})
-    match.act(me, END_PLAY, 5)
-    while asked(match)[0] == "discard":
-        expire(match)
-    assert asked(match) == ("nullify", [target])
-    respond(match, target, hands[target][0])
-    assert asked(match) == ("play", [target])
 
 
 def test_the_lords_death_makes_the_rebels_win() -> None:
@@ -313,6 +183,7 @@ def test_the_lords_death_makes_the_rebels_win() -> None:
     hands = scene(match, {me: ["Duel"], rebel: ["Slash"]})
     set_health(match, me, 1)
     use(match, me, hands[me][0], [rebel])
+    everyone_passes(match, "nullify")
     respond(match, rebel, hands[rebel][0])
     result = match.result
     assert result["side"] == "rebel" and not result["draw"]
@@ -331,6 +202,7 @@ def test_the_renegade_alone_with_the_lord_wins_by_killing_the_lord() -> None:
     hands = scene(match, {the_lord: ["Duel"], renegade: ["Slash"]})
     set_health(match, the_lord, 1)
     use(match, the_lord, hands[the_lord][0], [renegade])
+    everyone_passes(match, "nullify")
     respond(match, renegade, hands[renegade][0])
     assert match.result["side"] == "renegade" and match.result["winners"] == [renegade]
 
@@ -352,7 +224,7 @@ def test_a_current_player_who_dies_ends_their_turn() -> None:
     stack_deck(match, ["spade 5"])
     scene(match)
     set_health(match, other, 3)
-    judge_phase_of_next(match, me)
+    end_turn(match)
     assert not table.alive(match.state, other) and match.result is None
     assert table.current_seat(match.state) == seat_after(match, other)
     assert table.cards_in(match.state, table.PROCESSING) == []

@@ -1,7 +1,7 @@
-"""Kingdoms' game flow, timing by timing as seed 003 orders it: before the
-first round (identities, generals, initial cards, lucky cards), rounds,
-turns and their pre-checks, phases and skipped phases, the draw count,
-the discard phase, and what the timer does when nobody answers."""
+"""Kingdoms' game flow before and between turns, timing by timing as seed
+003 orders it: before the first round (identities, generals and their
+offers, initial cards, lucky cards) and rounds (who bears their timings,
+when they end). Turns and phases are test_kingdoms_turns.py's."""
 
 from __future__ import annotations
 
@@ -17,29 +17,26 @@ from kingdoms_scenarios import (
     lord,
     new_match,
     rewrite,
-    scene,
     seat_after,
     started,
 )
 
-from tablehost.games.engine.errors import RuleError
 from tablehost.games.engine.plugin import Trigger
 from tablehost.games.kingdoms import flow, table
 from tablehost.games.kingdoms import timings as kt
-from tablehost.games.kingdoms.game import RULES
 from tablehost.games.kingdoms.generals import GENERALS
 
 PHASE_TIMINGS = [kt.PHASE_CHANGING, kt.PHASE_START, kt.PHASE_PROCEEDING]
 
 
-def normal_turn() -> list[str]:
+def first_turn_up_to_its_play_phase() -> list[str]:
     fired = [kt.PRE_TURN_START, kt.BEFORE_TURN_START, kt.TURN_START]
-    for phase in table.PHASES:
+    for phase in table.PHASES[:3]:
         fired += PHASE_TIMINGS
         if phase == table.DRAW_PHASE:
             fired += [kt.DRAW_N_CARDS, kt.AFTER_DRAW_N_CARDS]
         fired.append(kt.PHASE_END)
-    return fired + [kt.TURN_END, kt.TURN_CHANGING]
+    return fired + PHASE_TIMINGS
 
 
 def finish_turn(match) -> None:
@@ -59,9 +56,12 @@ def test_the_game_opens_with_the_seeds_timings_in_order() -> None:
     choose_generals(match)
     assert rules.timings() == [
         kt.GAME_PREPARED, kt.BEFORE_GAME_START, *[kt.DRAW_INITIAL_CARDS] * 4, *[kt.AFTER_DRAW_INITIAL_CARDS] * 4,
-        kt.GAME_START, kt.ROUND_START, *normal_turn()[:3 + 4 + 6 + 4], *PHASE_TIMINGS,
+        kt.GAME_START, kt.ROUND_START, *first_turn_up_to_its_play_phase(),
     ]
-    assert next(fields for timing, fields in rules.log if timing == kt.GAME_START) == {"round": 1, "skipped": False}
+    # The round's data now names its bearer (the current player, the lord).
+    the_lord = lord(match)
+    assert next(f for t, f in rules.log if t == kt.GAME_START) == {"round": 1, "seat": the_lord, "skipped": False}
+    assert next(f for t, f in rules.log if t == kt.ROUND_START) == {"round": 1, "seat": the_lord, "skipped": False}
 
 
 @pytest.mark.parametrize("players", range(2, 9))
@@ -112,6 +112,35 @@ def test_the_lord_chooses_first_and_shows_it_then_all_others_choose_at_once() ->
     assert match.state["players"][the_lord]["skills"] == list(GENERALS[general].skills)
 
 
+def offers(seed: int, seats: int) -> list[list[str]]:
+    """Every seat's offer, the lord's choice made (by its timer)."""
+    match = new_match(seed, seats)
+    expire(match)
+    return [list(table.player(match.state, seat)["offered"]) for seat in range(seats)]
+
+
+def test_there_are_enough_generals_for_disjoint_offers_at_eight_seats() -> None:
+    assert flow.generals_needed(8) == 3 + 7 * 2 == 17
+    assert len(GENERALS) >= flow.generals_needed(8)
+
+
+@pytest.mark.parametrize("seats", range(2, 9))
+def test_no_two_players_are_ever_offered_the_same_general(seats: int) -> None:
+    """Our rule, stricter than the seed's "主公选择武将并展示，然后所有其他玩家
+    同时选择武将": offers are disjoint, the lord's three included, so no two
+    players can choose the same general."""
+    for seed in range(25):
+        offered = offers(seed, seats)
+        everyone = [name for offer in offered for name in offer]
+        assert len(everyone) == len(set(everyone)) == flow.generals_needed(seats)
+        assert all(name in GENERALS for name in everyone)
+
+
+def test_offers_come_from_the_seed() -> None:
+    assert offers(3, 8) == offers(3, 8)
+    assert len({tuple(map(tuple, offers(seed, 5))) for seed in range(6)}) > 1
+
+
 def test_every_player_gets_four_initial_cards_from_the_current_player() -> None:
     rules = Harness()
     match = new_match(5, 5, rules)
@@ -131,6 +160,23 @@ def test_a_trigger_changes_the_initial_card_count() -> None:
     choose_generals(match)
     after = [f for t, f in match.rules.log if t == kt.AFTER_DRAW_INITIAL_CARDS]
     assert {f["player_id"]: f["count"] for f in after} == {"p0": 6, "p1": 4, "p2": 4, "p3": 4}
+
+
+def test_after_draw_initial_cards_fires_for_every_player_even_one_whose_draw_was_stopped() -> None:
+    """Seed: "从当前行动者开始，对每名角色: 以该角色为承担者，触发“分发初始手牌后”":
+    every player, whatever DRAW_INITIAL_CARDS did to their draw."""
+
+    def stop_p1(ctx, data: kt.DrawInitialData) -> bool:
+        return data.player_id == "p1"
+
+    rules = Harness([Trigger(kt.DRAW_INITIAL_CARDS, stop_p1)])
+    match = new_match(5, 4, rules)
+    choose_generals(match)
+    after = [f for t, f in rules.log if t == kt.AFTER_DRAW_INITIAL_CARDS]
+    first = lord(match)
+    assert [f["player_id"] for f in after] == [f"p{(first + k) % 4}" for k in range(4)]
+    assert {f["player_id"]: f["skipped"] for f in after} == {"p0": False, "p1": True, "p2": False, "p3": False}
+    assert first != 1 and table.hand(match.state, 1) == [], "p1 drew nothing (and has had no turn yet)"
 
 
 def test_lucky_cards_redraw_the_hand_all_players_are_asked_at_once_and_the_option_limits_them() -> None:
@@ -163,22 +209,7 @@ def test_bad_options_are_refused() -> None:
             new_match(1, 3, options=options)
 
 
-# -- rounds and turns ---------------------------------------------------------------
-
-
-def test_a_whole_turn_fires_the_seeds_timings_in_order() -> None:
-    rules = Harness()
-    match = started(8, 4, rules)
-    finish_turn(match)
-    finish_turn(match)
-    fired = rules.timings()
-    first_change = fired.index(kt.TURN_CHANGING)
-    assert fired[first_change + 1:fired.index(kt.TURN_CHANGING, first_change + 1) + 1] == normal_turn()
-    changing = [f for t, f in rules.log if t == kt.TURN_CHANGING][1]
-    seat = seat_after(match, lord(match))
-    assert changing == {"from_seat": seat, "to_seat": seat_after(match, seat), "skip_round_plus": False}
-    phases = [f["phase"] for t, f in rules.log if t == kt.PHASE_START and f["seat"] == seat]
-    assert phases == list(table.PHASES)
+# -- rounds -------------------------------------------------------------------------
 
 
 def test_rounds_go_from_the_lord_in_seat_order_and_end_when_the_seat_number_does_not_grow() -> None:
@@ -197,51 +228,59 @@ def test_rounds_go_from_the_lord_in_seat_order_and_end_when_the_seat_number_does
     assert [table.seat_number(match.state, (the_lord + k) % 4) for k in range(4)] == [1, 2, 3, 4]
 
 
+def test_round_end_and_after_round_end_are_borne_by_the_current_players_previous_player() -> None:
+    """Seed: "将当前行动者设为下家 / 若当前行动者的座位不大于自己上家的座位:
+    结束此循环 / 以当前行动者的上家为承担者，触发“轮次结束时”，“轮次结束后”": the round
+    ends with the next round's first player current, and its previous
+    player (the last seat) bears the round's end."""
+    bearers: list[tuple[int, int]] = []
+
+    def note_current(ctx, data: kt.RoundData) -> None:
+        bearers.append((data.seat, table.current_seat(ctx.state)))
+
+    rules = Harness([Trigger(kt.ROUND_END, note_current), Trigger(kt.AFTER_ROUND_END, note_current)])
+    match = started(9, 4, rules)
+    the_lord = lord(match)
+    last = seat_after(match, the_lord, 3)
+    for _ in range(4):
+        finish_turn(match)
+    assert bearers == [(last, the_lord), (last, the_lord)]
+    ends = [f for t, f in rules.log if t in (kt.ROUND_END, kt.AFTER_ROUND_END)]
+    assert ends == [{"round": 1, "seat": last, "skipped": False}] * 2
+
+
+def test_the_previous_player_who_bears_the_round_end_is_the_last_one_still_taking_turns() -> None:
+    """The seed's 上家 of the lord when the last seat is dead: the seat before it."""
+    rules = Harness()
+    match = started(9, 4, rules)
+    the_lord = lord(match)
+    dead, before_it = seat_after(match, the_lord, 3), seat_after(match, the_lord, 2)
+    rewrite(match, lambda state: table.player(state, dead).update(alive=False))
+    for _ in range(3):
+        finish_turn(match)
+    assert table.current_seat(match.state) == the_lord
+    assert [f["seat"] for t, f in rules.log if t == kt.ROUND_END] == [before_it]
+
+
+def test_a_turn_change_that_keeps_the_round_going_is_honoured() -> None:
+    """Seed: TURN_CHANGING's data carries "skipRoundPlus  boolean @是否跳过轮数"."""
+
+    def keep_the_round(ctx, data: kt.TurnChangingData) -> None:
+        data.skip_round_plus = True
+
+    rules = Harness([Trigger(kt.TURN_CHANGING, keep_the_round)])
+    match = started(9, 3, rules)
+    for _ in range(4):
+        finish_turn(match)
+    assert kt.ROUND_END not in rules.timings() and match.state["position"]["round"] == 1
+
+
 def test_dead_players_take_no_turn() -> None:
     match = started(9, 4)
     the_lord = lord(match)
     rewrite(match, lambda state: table.player(state, seat_after(match, the_lord)).update(alive=False))
     finish_turn(match)
     assert table.current_seat(match.state) == seat_after(match, the_lord, 2)
-
-
-def test_pre_turn_start_returning_true_skips_the_turn_but_not_its_clean_up() -> None:
-    skipped: list[int] = []
-
-    def skip_the_marked_seat(ctx, data: kt.TurnData) -> bool:
-        return data.seat in skipped
-
-    rules = Harness([Trigger(kt.PRE_TURN_START, skip_the_marked_seat)])
-    match = started(10, 3, rules)
-    following = seat_after(match, lord(match))
-    skipped.append(following)
-    rules.log.clear()
-    finish_turn(match)
-    mine = [t for t, f in rules.log if f.get("seat") == following or f.get("from_seat") == following]
-    assert mine == [kt.PRE_TURN_START, kt.TURN_END, kt.TURN_CHANGING]
-    assert table.current_seat(match.state) == seat_after(match, following)
-
-
-def test_a_face_down_general_turns_face_up_and_its_turn_is_skipped() -> None:
-    rules = Harness()
-    match = started(11, 3, rules)
-    following = seat_after(match, lord(match))
-    rewrite(match, lambda state: table.player(state, following).update(face_up=False))
-    rules.log.clear()
-    finish_turn(match)
-    mine = [t for t, f in rules.log if f.get("seat") == following or f.get("from_seat") == following]
-    assert mine == [kt.PRE_TURN_START, kt.TURN_END, kt.TURN_CHANGING]
-    assert table.player(match.state, following)["face_up"]
-    assert table.current_seat(match.state) == seat_after(match, following)
-
-
-def test_a_resting_player_counts_down_and_returns_when_the_rest_is_over() -> None:
-    match = started(12, 3)
-    following = seat_after(match, lord(match))
-    rewrite(match, lambda state: table.player(state, following).update(alive=False, rest=1, health=0))
-    finish_turn(match)
-    record = table.player(match.state, following)
-    assert record["alive"] and record["rest"] == 0 and record["health"] == record["max_health"]
 
 
 def test_round_9999_ends_the_game_as_a_draw() -> None:
@@ -252,90 +291,3 @@ def test_round_9999_ends_the_game_as_a_draw() -> None:
     assert match.result is not None and match.result["draw"] and match.result["winner"] == -1
     assert match.result["scores"] == [0, 0] and "9999" in match.result["reason"]
     assert match.requests == []
-
-
-# -- phases -------------------------------------------------------------------------
-
-
-def test_a_phase_skipped_at_its_changing_fires_skipping_and_skipped_only() -> None:
-    def skip_draw(ctx, data: kt.PhaseData) -> None:
-        if data.phase == table.DRAW_PHASE:
-            data.skipped = True
-
-    rules = Harness([Trigger(kt.PHASE_CHANGING, skip_draw)])
-    match = started(14, 3, rules)
-    rules.log.clear()
-    finish_turn(match)
-    draw = [t for t, f in rules.log if f.get("phase") == table.DRAW_PHASE or t in (kt.DRAW_N_CARDS,)]
-    assert draw == [kt.PHASE_CHANGING, kt.PHASE_SKIPPING, kt.PHASE_SKIPPED]
-
-
-def test_a_phase_marked_skipped_beforehand_fires_no_changing() -> None:
-    rules = Harness()
-    match = started(14, 3, rules)
-    following = seat_after(match, lord(match))
-    rewrite(match, lambda state: flow.skip_phase(state, following, table.PLAY_PHASE))
-    rules.log.clear()
-    finish_turn(match)
-    play = [t for t, f in rules.log if f.get("phase") == table.PLAY_PHASE and f.get("seat") == following]
-    assert play == [kt.PHASE_SKIPPING, kt.PHASE_SKIPPED]
-    assert asked(match)[0] in ("discard", "play") and table.current_seat(match.state) != following
-
-
-def test_the_draw_phase_draws_two_and_a_trigger_changes_the_count() -> None:
-    def three(ctx, data: kt.DrawNCardsData) -> None:
-        data.count = 3
-
-    match = started(15, 3, Harness([Trigger(kt.DRAW_N_CARDS, three)]))
-    following = seat_after(match, lord(match))
-    scene(match)
-    finish_turn(match)
-    assert len(table.hand(match.state, following)) == 3
-    plain = started(15, 3)
-    scene(plain)
-    finish_turn(plain)
-    assert len(table.hand(plain.state, seat_after(plain, lord(plain)))) == 2
-
-
-def test_the_discard_phase_discards_down_to_health_and_the_timer_discards_the_last_cards() -> None:
-    match = started(16, 3)
-    the_lord = lord(match)
-    held = scene(match, {the_lord: ["Slash", "Dodge", "Slash", "Dodge", "Slash", "Dodge", "Slash"]})[the_lord]
-    match.act(the_lord, END_PLAY, 5)
-    request = match.request_for(the_lord)
-    excess = 7 - table.player(match.state, the_lord)["health"]
-    assert asked(match) == ("discard", [the_lord]) and request.choice == {"discard": excess, "from": "hand"}
-    assert request.default == {"type": "discard", "cards": held[-excess:]}
-    with pytest.raises(RuleError):
-        match.act(the_lord, {"type": "discard", "cards": held[:excess - 1]}, 6)
-    expire(match)
-    assert table.hand(match.state, the_lord) == held[:-excess]
-
-
-def test_a_silent_play_phase_ends_at_its_deadline() -> None:
-    match = started(17, 3)
-    the_lord = lord(match)
-    scene(match)
-    request = match.request_for(the_lord)
-    assert request.default == END_PLAY and request.deadline_ms == 1 + 30_000
-    expire(match)
-    assert table.current_seat(match.state) == seat_after(match, the_lord) and asked(match)[0] == "play"
-
-
-def test_every_question_has_a_default_that_gives_no_answer() -> None:
-    match = started(18, 5)
-    the_lord = lord(match)
-    target = seat_after(match, the_lord)
-    hands = scene(match, {the_lord: ["Duel"], target: ["Dodge", "Nullification", "Slash", "Peach"]})
-    match.act(the_lord, {"type": "use", "card": hands[the_lord][0], "targets": [target]}, 2)
-    assert asked(match) == ("nullify", [target]) and match.request_for(target).default == {"type": "pass"}
-    expire(match)
-    assert asked(match) == ("slash", [target]) and match.request_for(target).default == {"type": "pass"}
-    expire(match)
-    assert len(table.hand(match.state, target)) == 4 and asked(match) == ("play", [the_lord])
-
-
-def test_timeouts_are_options() -> None:
-    match = started(17, 3, options={"turn_timeout_ms": 5_000, "response_timeout_ms": 700})
-    assert match.requests[0].deadline_ms == 1 + 5_000
-    assert RULES.default_turn_timeout_ms == 30_000
