@@ -54,6 +54,8 @@ T = TypeVar("T")
 
 MAX_ACT_ID_LENGTH = 64
 SPECTATOR_SEAT = -1
+# The stage a table's view shows until it deals.
+DEALING_STAGE = "dealing"
 
 # The Play method's path, from the service descriptor. The SDK builds the
 # call itself instead of using the generated stub so that it receives each
@@ -575,6 +577,19 @@ class TableSession:
         """False from a delta that did not give the host's view (its hash
         differed, or it did not apply) until the host's snapshot arrives."""
         return self._in_step
+
+    @property
+    def dealt(self) -> bool:
+        """Whether the table has dealt: its view is the game's, no longer the
+        table waiting for every seat's hello (docs/protocol.md, "The deal")."""
+        return self._have_view and self._view.get("stage") != DEALING_STAGE
+
+    async def wait_dealt(self, timeout: float | None = None) -> View:
+        """The first view of the dealt game (at once if it is dealt already):
+        what to read a hand or a first player from after `connect`, which
+        may return with the table still waiting for the other seats."""
+        return await self._wait_until(lambda: self._view if self.dealt or self.result is not None else _NOT_YET,
+                                      timeout, what=f"the deal of table {self.table_id}")
 
     async def wait_for_request(self, after_seq: int = -1, timeout: float | None = None) -> View | None:
         """The view once the game asks this seat to act (it carries a

@@ -18,7 +18,7 @@ from tablehost.clients.sdk import LobbyClient, TableSession
 async def seat_table(target: str, game: str = "bigtwo", *, names: list[str] | None = None,
                      code: str | None = None, record: bool = False) -> tuple[list[LobbyClient], list[TableSession]]:
     """Four players join (the queue, or a private table by code) at once and
-    open their table streams; returned in seat order."""
+    open their table streams; returned in seat order once the table dealt."""
     names = names or [f"player-{i}" for i in range(4)]
     lobbies = [LobbyClient(target) for _ in names]
     if code is None:
@@ -28,6 +28,7 @@ async def seat_table(target: str, game: str = "bigtwo", *, names: list[str] | No
     sessions = await asyncio.gather(
         *(TableSession.connect(a, l, record=record) for a, l in zip(assignments, lobbies))
     )
+    await asyncio.gather(*(session.wait_dealt(timeout=30) for session in sessions))
     order = sorted(range(len(sessions)), key=lambda i: sessions[i].seat)
     return [lobbies[i] for i in order], [sessions[i] for i in order]
 

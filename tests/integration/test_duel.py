@@ -35,6 +35,7 @@ async def seat_duel(host, code: str) -> tuple[list[LobbyClient], list[TableSessi
     assignments = await asyncio.gather(*(lobby.join_private_table(code, f"d{i}", join_data=deck)
                                          for i, (lobby, deck) in enumerate(zip(lobbies, DECKS))))
     sessions = await asyncio.gather(*(TableSession.connect(a, l) for a, l in zip(assignments, lobbies)))
+    await asyncio.gather(*(session.wait_dealt(timeout=30) for session in sessions))
     order = sorted(range(2), key=lambda i: sessions[i].seat)
     return [lobbies[i] for i in order], [sessions[i] for i in order]
 

@@ -22,6 +22,7 @@ from support import (close_all, kill, lobby_status, play_randomly, room_of, room
 from tablehost.actors.store.local import LocalStore
 from tablehost.actors.tokens import SeatClaim, sign_seat_token
 from tablehost.clients.sdk import Assignment, LobbyClient, TableSession
+from tablehost.games.engine.fairness import TableSeed
 
 pytestmark = pytest.mark.integration
 
@@ -39,7 +40,7 @@ def test_a_killed_rooms_tables_resume_in_another_room_and_play_on_with_nothing_l
         room_id = room_of(host, table_id)
         try:
             for step in range(12):  # some moves before the kill, every player up to date after each
-                await wait_until(lambda: all(s.seq == step for s in sessions), timeout=10)
+                await wait_until(lambda: all(s.seq == 1 + step for s in sessions), timeout=10)  # seq 1: the deal
                 seat = sessions[0].view["to_act"]
                 view = await sessions[seat].wait_for_request(timeout=10)
                 assert (await sessions[seat].commit(view["request"]["legal_actions"][0])).accepted
@@ -58,7 +59,7 @@ def test_a_killed_rooms_tables_resume_in_another_room_and_play_on_with_nothing_l
     assert all(s.result is not None and s.desyncs == 0 and s.gaps == 0 for s in sessions)
     assert all(s.reconnects >= 1 for s in sessions)
     assert all(s.result.seq >= before for s, before in zip(sessions, seen_before_kill))
-    assert len({s.result.seq for s in sessions}) == 1 and sum(moves) + 12 == sessions[0].result.seq
+    assert len({s.result.seq for s in sessions}) == 1 and 1 + 12 + sum(moves) == sessions[0].result.seq
 
 
 def test_a_finished_table_whose_room_died_while_it_lingered_still_closes(host) -> None:
@@ -137,7 +138,7 @@ def test_a_killed_lobby_comes_back_with_its_rooms_tables_and_waiting_players(hos
             joins += [asyncio.ensure_future(c.join_queue("bigtwo", f"late-{i}")) for i, c in enumerate(late)]
             moves_in_outage = 4
             for step in range(moves_in_outage):  # the room serves its players whatever the lobby's state
-                await wait_until(lambda: all(s.seq == step for s in sessions), timeout=10)
+                await wait_until(lambda: all(s.seq == 1 + step for s in sessions), timeout=10)  # seq 1: the deal
                 seat = sessions[0].view["to_act"]
                 view = await sessions[seat].wait_for_request(timeout=10)
                 assert (await sessions[seat].commit(view["request"]["legal_actions"][0])).accepted
@@ -150,7 +151,7 @@ def test_a_killed_lobby_comes_back_with_its_rooms_tables_and_waiting_players(hos
             moves = await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
             after = lobby_status(host)
             return (before, after, rooms_before, rooms_by_id(host), health, endpoint_before, endpoint_after,
-                    seated, sessions, moves_in_outage + sum(moves), serving_again_s, seated_s)
+                    seated, sessions, 1 + moves_in_outage + sum(moves), serving_again_s, seated_s)
         finally:
             await close_all(lobbies + early + late, sessions)
 
@@ -183,7 +184,7 @@ def test_a_room_that_dies_while_the_lobby_is_away_has_its_tables_resumed_by_the_
         room_id = room_of(host, table_id)
         try:
             for step in range(6):
-                await wait_until(lambda: all(s.seq == step for s in sessions), timeout=10)
+                await wait_until(lambda: all(s.seq == 1 + step for s in sessions), timeout=10)  # seq 1: the deal
                 seat = sessions[0].view["to_act"]
                 view = await sessions[seat].wait_for_request(timeout=10)
                 assert (await sessions[seat].commit(view["request"]["legal_actions"][0])).accepted
@@ -193,7 +194,7 @@ def test_a_room_that_dies_while_the_lobby_is_away_has_its_tables_resumed_by_the_
             await wait_until(lambda: restarted_lobby(host, lobby_pid) is not None, timeout=60)
             await wait_until(lambda: room_of(host, table_id) != room_id, timeout=60)
             moves = await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
-            return sessions, 6 + sum(moves), room_of(host, table_id)
+            return sessions, 1 + 6 + sum(moves), room_of(host, table_id)
         finally:
             await close_all(lobbies, sessions)
 
@@ -223,7 +224,7 @@ def test_a_turn_timer_resumes_with_the_time_it_had_left_when_its_room_died(host)
             # Half the turn goes by, then the room dies.
             await wait_until(lambda: time.time() * 1000 >= deadline_ms - 3000, timeout=10)
             kill(rooms_by_id(host)[room_id]["pid"])
-            await wait_until(lambda: watcher.seq >= 1, timeout=20)
+            await wait_until(lambda: watcher.seq >= 2, timeout=20)  # seq 1 was the deal
             arrived_ms = time.time() * 1000
             seen = []
             while not updates.empty():
@@ -233,7 +234,7 @@ def test_a_turn_timer_resumes_with_the_time_it_had_left_when_its_room_died(host)
             await close_all(lobbies, sessions)
 
     deadline_ms, arrived_ms, seen, moved = run(scenario(), timeout=90)
-    automatic = [u for u in seen if u.kind == "delta" and u.seq == 1]
+    automatic = [u for u in seen if u.kind == "delta" and u.seq == 2]
     assert moved and len(automatic) == 1 and automatic[0].automatic
     assert automatic[0].previous["deadline_ms"] == deadline_ms  # the resumed table kept the deadline
     # Played at the deadline (a new whole turn would have come 3 s later than this bound).
@@ -243,7 +244,7 @@ def test_a_turn_timer_resumes_with_the_time_it_had_left_when_its_room_died(host)
 def _direct_table(host, room_handle, table_id: str) -> tuple[dict, list[Assignment]]:
     """A table opened in a room by a direct Ray call, unknown to the lobby
     (so its bookkeeping is untouched), and a seat assignment per seat."""
-    request = {"table_id": table_id, "game": "bigtwo", "variant": "", "seed": 11, "options": {},
+    request = {"table_id": table_id, "game": "bigtwo", "variant": "", "seed": TableSeed.numbered(11), "options": {},
                "entrants": [{"ticket": f"{table_id}-t{i}", "name": f"f{i}", "join": {}} for i in range(4)]}
     (answer,) = ray.get(room_handle.open_tables.remote([request]), timeout=30)
     config = host.host.config.lobby_config(host.host.run_id).room
@@ -274,6 +275,7 @@ def test_a_paused_room_whose_table_resumed_elsewhere_cannot_append(host) -> None
         _, assignments = _direct_table(host, handles[room_a["room_id"]], table_id)
         on_a = [await TableSession.connect(replace(a, endpoint=room_a["endpoint"]), auto_reconnect=False)
                 for a in assignments]
+        await asyncio.gather(*(session.wait_dealt(timeout=10) for session in on_a))
         mover = on_a[on_a[0].view["to_act"]]
         action = mover.request["legal_actions"][0]
         os.kill(room_a["pid"], signal.SIGSTOP)
@@ -295,8 +297,8 @@ def test_a_paused_room_whose_table_resumed_elsewhere_cannot_append(host) -> None
         return resumed, a_still_holds, after_a, outcome, again, store.load(table_id)
 
     resumed, a_still_holds, after_a, outcome, again, final = run(scenario())
-    assert resumed["epoch"] == 2 and resumed["seq"] == 0
+    assert resumed["epoch"] == 2 and resumed["seq"] == 1  # dealt
     assert a_still_holds is None  # A dropped the table when its append was fenced
-    assert (after_a.epoch, after_a.seq) == (2, 0)  # nothing of A's reached the store
-    assert outcome.accepted and outcome.seq == 1 and again.accepted and again.seq == 1 and again.duplicate
-    assert final.seq == 1 and [e.act_id for e in final.entries] == ["fenced-act"]
+    assert (after_a.epoch, after_a.seq) == (2, 1)  # nothing of A's reached the store after the deal
+    assert outcome.accepted and outcome.seq == 2 and again.accepted and again.seq == 2 and again.duplicate
+    assert final.seq == 2 and [e.act_id for e in final.entries] == ["", "fenced-act"]  # the deal, the commit

@@ -52,7 +52,7 @@ from tablehost.clients.bots import RandomBot
 from tablehost.clients.codec import view_hash
 from tablehost.clients.sdk import CommitOutcome, GameResult, LobbyClient, SessionDisconnected, TableSession, ViewUpdate
 from tablehost.games.bigtwo.game import RULES as BIG_TWO
-from tablehost.games.engine.match import Command, replay
+from tablehost.games.engine.match import Command, DEALER_SEAT, replay
 from tablehost.games.engine.views import encode_view
 from tablehost.v1 import table_pb2
 
@@ -61,6 +61,8 @@ pytestmark = pytest.mark.integration
 TABLES = 8
 SEATS = 4
 SPECTATOR = -1
+# Every table starts with its deal, seq 1, before any move.
+DEALT = 1
 MIN_FORCED_DISCONNECTS = 200
 FAULT_EVERY = 1
 FAULT_CYCLE = (Fault.DROP, Fault.RESET, Fault.DROP, Fault.RESET, Fault.DROP, Fault.RESET, Fault.BLACKHOLE)
@@ -208,7 +210,10 @@ async def seat_table(host, number: int) -> TableRun:
     table_id = assignments[0].table_id
     async with LobbyClient(host.target) as watcher:
         spectator = await TableSession.connect(await watcher.spectate(table_id))
-    assert spectator.seq == 0 and all(seat.session.seq == 0 for seat in seats), "a move before the players started"
+    await asyncio.gather(*(session.wait_dealt(timeout=30) for session in [spectator, *(s.session for s in seats)]))
+    assert spectator.seq == DEALT and all(seat.session.seq == DEALT for seat in seats), "a move before the players started"
+    for seat in seats:
+        drain(seat.updates)  # the checks start at the deal, where every client now is
     rooms = await host.host.lobby.room_handles.remote()
     room = rooms[host.lobby("table_record", table_id)["room_id"]]
     return TableRun(table_id, room, seats, spectator, spectator.subscribe())
@@ -403,7 +408,7 @@ def check_table(table: TableRun, results: list[GameResult]) -> None:
     assert table.spectator.result.seq == final_seq
 
     # 0 gaps: every client's deltas applied each on the seq it expected, from
-    # its first snapshot (seq 0) to the end.
+    # the deal (seq 1) to the end.
     witness = table.witnessed
     streams = {seat.session.seat: seat.stream for seat in table.seats}
     assert witness is not None and all(stream is not None for stream in streams.values())
@@ -412,12 +417,12 @@ def check_table(table: TableRun, results: list[GameResult]) -> None:
     for name, check, session in clients:
         assert not check.gaps and session.gaps == 0, f"table {tid} {name}: gaps {check.gaps}, SDK: {session.gaps}"
         assert session.desyncs == 0, f"table {tid} {name}: {session.desyncs} desyncs"
-        # A resync is a snapshot after the first: the answer to a reconnect
-        # still at seq 0, or one a gap or a desync explains (there are none).
+        # A resync is a snapshot after the deal: the answer to a reconnect
+        # still at its seq, or one a gap or a desync explains (there are none).
         assert check.other_resyncs == session.gaps + session.desyncs == 0, (
-            f"table {tid} {name}: {check.other_resyncs} resyncs after seq 0"
+            f"table {tid} {name}: {check.other_resyncs} resyncs after the deal"
         )
-    assert sorted(witness.act_ids) == list(range(1, final_seq + 1)) and witness.resyncs_from_seq_0 == 0
+    assert sorted(witness.act_ids) == list(range(DEALT + 1, final_seq + 1)) and witness.resyncs_at_the_deal == 0
     for seat, check in streams.items():
         assert all(witness.act_ids[seq] == act_id for seq, act_id in check.act_ids.items()), f"seat {seat}: act_ids"
 
@@ -425,7 +430,8 @@ def check_table(table: TableRun, results: list[GameResult]) -> None:
     # player's command carries one of the act_ids its seat sent, with the
     # action sent under it, and no act_id takes effect at two seqs.
     applied: dict[str, int] = {}
-    for seq, command in enumerate(commands, start=1):
+    assert commands[0].seat == DEALER_SEAT, f"table {tid}: the log does not start with the deal"
+    for seq, command in enumerate(commands[DEALT:], start=DEALT + 1):
         act_id = witness.act_ids[seq]
         if command.automatic:
             assert act_id == "", f"table {tid} seq {seq}: a timer's move carries act_id {act_id!r}"
@@ -470,19 +476,20 @@ def drain(queue: asyncio.Queue[ViewUpdate]) -> list[ViewUpdate]:
 
 @dataclass
 class StreamCheck:
-    """One client's updates after its first snapshot (seq 0): each delta
-    must apply on the seq it expects. A later snapshot is a resync: one that
-    answers a reconnect made still holding seq 0 is the protocol's answer to
-    `last_seq` 0; any other must be explained by a gap or a desync."""
+    """One client's updates after the deal (seq 1), which every client had
+    seen when the checks began: each delta must apply on the seq it
+    expects. A later snapshot is a resync: one that answers a reconnect made
+    still at the deal's seq is the protocol's; any other must be explained
+    by a gap or a desync."""
 
     gaps: list[str] = field(default_factory=list)
-    resyncs_from_seq_0: int = 0
+    resyncs_at_the_deal: int = 0
     other_resyncs: int = 0
     act_ids: dict[int, str] = field(default_factory=dict)  # seq -> act_id of its delta
 
 
 def check_stream(updates: list[ViewUpdate]) -> StreamCheck:
-    check, seq = StreamCheck(), 0
+    check, seq = StreamCheck(), DEALT
     for update in updates:
         if update.kind == "delta":
             if update.seq != seq + 1:
@@ -490,8 +497,8 @@ def check_stream(updates: list[ViewUpdate]) -> StreamCheck:
             check.act_ids[update.seq] = update.act_id
             seq = update.seq
         elif update.kind == "snapshot":
-            if seq == 0:
-                check.resyncs_from_seq_0 += 1
+            if seq == DEALT:
+                check.resyncs_at_the_deal += 1
             else:
                 check.other_resyncs += 1
             seq = update.seq
@@ -520,7 +527,7 @@ def summarize(tables: list[TableRun], elapsed: float) -> dict[str, Any]:
             counts["reconnects"] += seat.session.reconnects
             counts["commits_sent_again_by_players"] += seat.commits_sent_again
             counts["resent_commits_answered_accepted"] += len(accepted_answers(seat.session))
-            counts["resyncs_from_seq_0"] += seat.stream.resyncs_from_seq_0 if seat.stream else 0
+            counts["resyncs_at_the_deal"] += seat.stream.resyncs_at_the_deal if seat.stream else 0
             counts["other_resyncs"] += seat.stream.other_resyncs if seat.stream else 0
             counts["gaps"] += seat.session.gaps
             counts["desyncs"] += seat.session.desyncs

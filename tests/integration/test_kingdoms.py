@@ -39,6 +39,7 @@ def test_a_table_of_eight_plays_to_the_end_with_every_hash_verified_and_nothing_
             assignments = await asyncio.gather(*(lobby.join_private_table(code, f"k{i}")
                                                  for i, lobby in enumerate(lobbies)))
             sessions = list(await asyncio.gather(*(TableSession.connect(a, l) for a, l in zip(assignments, lobbies))))
+            await asyncio.gather(*(session.wait_dealt(timeout=30) for session in sessions))
             stats = PlayStats()
             bots = [RuleBot(seed) if seed % 2 else RandomBot(seed) for seed in range(SEATS)]
             results = await asyncio.gather(*(play_seat(s, bot, stats) for s, bot in zip(sessions, bots)))

@@ -101,6 +101,7 @@ async def seat_private_table(host: HostThread, game: str, seats: int, turn_timeo
     assignments = await asyncio.gather(
         *(lobby.join_private_table(code, f"{game}-{i}", join_data=join_data) for i, lobby in enumerate(lobbies)))
     sessions = await asyncio.gather(*(TableSession.connect(a, lobby) for a, lobby in zip(assignments, lobbies)))
+    await asyncio.gather(*(session.wait_dealt(timeout=30) for session in sessions))
     return lobbies, list(sessions)
 
 
@@ -183,7 +184,7 @@ def test_a_games_counters_are_what_the_game_did(host: HostThread) -> None:
     assert value(delta, "tablehost_tables_opened_total", game="bigtwo") == 1
     assert value(delta, "tablehost_rejects_total", game="bigtwo", reason="NOT_YOUR_TURN") == 1
     assert value(delta, "tablehost_reconnects_total", game="bigtwo") == 1
-    # Back at seq 0, before any move: the room sent the view it sends any new stream.
+    # Back at the deal's seq, before any move: the room sent the view it sends any new stream.
     assert value(delta, "tablehost_resyncs_total", game="bigtwo") == 0
     assert value(delta, "tablehost_desyncs_total", game="bigtwo") == 0
     assert value(during, "tablehost_tables", game="bigtwo") >= 1
@@ -221,8 +222,9 @@ def test_turns_whose_deadline_passed_count_as_timer_expiries_and_automatic_moves
     # Latency is a commit's, from the room receiving it: a default has none.
     assert value(counted, "tablehost_move_latency_seconds_count", game="trio") == 0
     assert value(counted, "tablehost_games_finished_total", game="trio") == 1
-    # A default is journaled like any move: one write each (the next waits for it).
-    assert value(counted, "tablehost_store_writes_total") == 9
+    # A default is journaled like any move: one write each (the next waits
+    # for it), after the deal's.
+    assert value(counted, "tablehost_store_writes_total") == 1 + 9
 
 
 def test_a_desync_and_a_reconnect_the_log_cannot_replay_each_cost_a_snapshot(host: HostThread) -> None:
@@ -257,7 +259,7 @@ def test_a_desync_and_a_reconnect_the_log_cannot_replay_each_cost_a_snapshot(hos
             await close_all(lobbies, sessions)
 
     kinds, seq, room = run(fall_out_of_step())
-    assert kinds == ["snapshot"] * 3 and seq == 0
+    assert kinds == ["snapshot"] * 3 and seq == 1  # dealt, and nothing moved since
     counted = increase(before, rooms_scraped(host, listing=room))
     assert value(counted, "tablehost_desyncs_total", game="bigtwo") == 1
     assert value(counted, "tablehost_resyncs_total", game="bigtwo") == 2
@@ -267,8 +269,8 @@ def test_a_desync_and_a_reconnect_the_log_cannot_replay_each_cost_a_snapshot(hos
 
 def test_a_tables_every_move_is_one_store_write_and_every_64th_brings_a_checkpoint(host: HostThread) -> None:
     """A table alone in the rooms applies one command at a time and waits for
-    the store before the next, so each of its moves is a group commit of its
-    own (several tables at once would share them)."""
+    the store before the next, so its deal and each of its moves is a group
+    commit of its own (several tables at once would share them)."""
     run(wait_for_quiet_lobby(host))
     before = rooms_scraped(host)
 
@@ -286,8 +288,10 @@ def test_a_tables_every_move_is_one_store_write_and_every_64th_brings_a_checkpoi
     counted = increase(before, rooms_scraped(host, listing=room))
     assert moves >= CHECKPOINT_EVERY
     assert value(counted, "tablehost_moves_total", game="bigtwo", kind="player") == moves
-    assert value(counted, "tablehost_store_writes_total") == moves
-    assert value(counted, "tablehost_store_write_seconds_count") == moves
+    # The deal is written as the first entry, then every move; checkpoints
+    # come with every 64th move.
+    assert value(counted, "tablehost_store_writes_total") == 1 + moves
+    assert value(counted, "tablehost_store_write_seconds_count") == 1 + moves
     assert value(counted, "tablehost_checkpoints_total") == moves // CHECKPOINT_EVERY
 
 

@@ -16,6 +16,7 @@ from support import (close_all, kill, lobby_status, play_randomly, room_of, room
                      wait_for_quiet_lobby, wait_until)
 from test_rejections import commit, hello, raw_exchange
 
+from tablehost.clients.codec import apply_delta, decode
 from tablehost.clients.sdk import LobbyClient, LobbyError, TableSession
 from tablehost.v1 import admin_pb2, admin_pb2_grpc, lobby_pb2, table_pb2, table_pb2_grpc
 
@@ -122,8 +123,9 @@ def test_a_table_whose_rules_fail_is_closed_and_its_room_carries_on(host) -> Non
             neighbours.append(await seat_table(host.target))
         lobbies, sessions = next((l, s) for l, s in neighbours if room_of(host, s[0].table_id) == faulty_room)
         try:
-            first = await raw_exchange(faulty[0].endpoint, [hello(faulty[0].seat_token)], 1)
-            to_act = msgpack.unpackb(first[0][0].snapshot.view)["to_act"]
+            # The table before its deal, then the deal at its deadline (no other seat says hello).
+            first = await raw_exchange(faulty[0].endpoint, [hello(faulty[0].seat_token)], 2)
+            to_act = apply_delta(decode(first[0][0].snapshot.view), decode(first[0][1].delta.delta))["to_act"]
             watcher = asyncio.ensure_future(read_until_closed(faulty[(to_act + 1) % 4].endpoint,
                                                               faulty[(to_act + 1) % 4].seat_token))
             await wait_until(lambda: host.call(_streams(host, faulty[0].table_id)) >= 1, timeout=10)

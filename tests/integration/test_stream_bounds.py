@@ -137,7 +137,7 @@ def test_a_reader_that_never_reads_is_ended_with_resource_exhausted_and_the_room
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "fell too far behind" in details, (code, details, sent)
     assert "reconnect with your last seq" in details and received > 0
     assert 0 < status["remembered_rejections"] <= 64
-    assert status["state_hash"] == hash_before and status["seq"] == 0
+    assert status["state_hash"] == hash_before and status["seq"] == 1  # dealt, no move
     assert rss_growth < 64 * 1024 * 1024, f"the room grew by {rss_growth >> 20} MB during the flood"
     assert all(s.result is not None and s.desyncs == 0 for s in sessions)
 
@@ -216,7 +216,7 @@ def test_a_seat_flooding_far_over_its_budget_loses_its_stream_and_is_refused_str
             await close_all(lobbies, sessions)
 
     sent, (flood_code, flood_details, answers), status, (code, details, _), sessions = run(scenario())
-    assert status["streams_flooded"] == 1 and status["seq"] == 0
+    assert status["streams_flooded"] == 1 and status["seq"] == 1  # dealt, no move
     # The room's status, unless the client's gRPC ended the call itself for a
     # write that raced it (INTERNAL, "Internal error from Core").
     assert (flood_code == grpc.StatusCode.RESOURCE_EXHAUSTED and "far over its budget" in flood_details
@@ -260,15 +260,15 @@ def test_a_thousand_deep_seat_value_and_a_non_utf8_act_id_are_rejected_and_chang
             actor = sessions[sessions[0].view["to_act"]]
             hash_before = (await table_status(host, actor.table_id))["state_hash"]
             stream = RawStream(actor.assignment.endpoint)
-            await stream.send(hello(actor.assignment.seat_token, actor.seq), commit("deep", deep_seat), not_utf8)
-            replies = await stream.read(3)  # nothing to catch up on, then the two answers
+            await stream.send(hello(actor.assignment.seat_token, 0), commit("deep", deep_seat), not_utf8)
+            replies = await stream.read(3)  # a snapshot, then the two answers
             status = await table_status(host, actor.table_id)
             legal = msgpack.packb(actor.view["request"]["legal_actions"][0])
             await stream.send(commit("fine", legal))  # the stream still works
             accepted = await stream.read(1)
             await stream.close()
             await actor.reconnect()
-            await wait_until(lambda: actor.seq >= 1)  # the move made on the raw stream, replayed
+            await wait_until(lambda: actor.seq >= 2)  # the move made on the raw stream (after the deal), replayed
             await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
             return replies, accepted, hash_before, status
         finally:
@@ -281,7 +281,7 @@ def test_a_thousand_deep_seat_value_and_a_non_utf8_act_id_are_rejected_and_chang
     assert rejections == [("deep", table_pb2.REJECT_REASON_MALFORMED), ("", table_pb2.REJECT_REASON_PROTOCOL)]
     assert "nested at most" in replies[-2].rejection.message
     assert "not a tablehost.v1.ClientMessage" in replies[-1].rejection.message
-    assert status["state_hash"] == hash_before and status["seq"] == 0
+    assert status["state_hash"] == hash_before and status["seq"] == 1  # dealt, no move
     assert accepted[0].HasField("delta") and accepted[0].delta.act_id == "fine"
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tablehost.clients.sdk import LobbyClient, TableSession
 from conftest import run
 from support import close_all, play_randomly, seat_table
+
+from tablehost.clients.sdk import LobbyClient, TableSession
+from tablehost.games.engine.fairness import TableSeed
 
 pytestmark = pytest.mark.integration
 
@@ -36,16 +38,20 @@ def test_four_clients_play_a_complete_game_and_every_hash_verifies(host) -> None
     assert table["players"] == list(sessions[0].assignment.display_names)
 
 
-def test_seats_follow_the_recorded_table_seed(host) -> None:
-    from tablehost.actors.room import seat_entrants
-
+def test_the_seed_revealed_at_the_end_explains_the_seating(host) -> None:
+    """Seats come from the table's secret seed (its own stream, not the
+    game's): once the game is over and the seed revealed, it and the lobby's
+    record of the arrival order give every seat."""
     async def scenario():
         lobbies, sessions = await seat_table(host.target, names=["w", "x", "y", "z"])
-        await close_all(lobbies, sessions)
-        return sessions[0].table_id
+        try:
+            await asyncio.gather(*(play_randomly(s, seed) for seed, s in enumerate(sessions)))
+            return sessions[0].table_id, sessions[0].view["fairness"]
+        finally:
+            await close_all(lobbies, sessions)
 
-    table = host.lobby("table_record", run(scenario()))
-    # The recorded seed and the arrival order explain the seating.
-    entrants = [{"ticket": ticket} for ticket in table["entrants"]]
-    reseated = [e["ticket"] for e in seat_entrants(table["seed"], entrants)]
-    assert reseated == table["tickets"]
+    table_id, fairness = run(scenario())
+    table = host.lobby("table_record", table_id)
+    seed = TableSeed(fairness["seed"], fairness["salt"])
+    assert seed.commitment == table["commitment"] == fairness["commitment"]
+    assert seed.seated(table["entrants"]) == table["tickets"]

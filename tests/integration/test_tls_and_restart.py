@@ -68,6 +68,7 @@ async def seat_over_tls(target: str, ca: bytes) -> tuple[list[LobbyClient], list
     lobbies = [LobbyClient(target, tls_root_cert=ca) for _ in range(4)]
     assignments = await asyncio.gather(*(lobby.join_queue("bigtwo", f"p{i}") for i, lobby in enumerate(lobbies)))
     sessions = await asyncio.gather(*(TableSession.connect(a, l) for a, l in zip(assignments, lobbies)))
+    await asyncio.gather(*(session.wait_dealt(timeout=30) for session in sessions))
     order = sorted(range(4), key=lambda i: sessions[i].seat)
     return [lobbies[i] for i in order], [sessions[i] for i in order]
 
