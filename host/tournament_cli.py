@@ -2,6 +2,10 @@
 and simulate, over the front door's Tournaments service. A call the host
 refuses ends the command with one line (host/cli.py says how).
 
+`create` proves the organiser with the token the host's operator issued
+(`--organiser-token`, or TABLEHOST_ORGANISER_TOKEN); `simulate` makes one
+itself for a host it starts. Standings and exports read every page.
+
 Without --format, a tournament takes the format that fits its game's
 table: Swiss for a 2-seat table (Duel), table rounds seated by standings
 for a larger one (Big Two's 4 seats, Kingdoms' table)."""
@@ -43,6 +47,9 @@ def add_tournament_commands(commands: Any, add_host_arguments: Any, add_tls: Any
     create.add_argument("--max-players", type=int, default=0)
     create.add_argument("--no-show-after", type=int, default=0, metavar="S",
                         help="a player not at its table S seconds after it opened forfeits (default 60)")
+    create.add_argument("--start-within", type=int, default=0, metavar="S",
+                        help="not started within S seconds, the tournament expires (default: the host's, 24 h)")
+    _add_organiser_token(create)
 
     join = with_target(actions.add_parser("join", help="register a player (prints the player's key)"))
     join.add_argument("tournament_id")
@@ -71,7 +78,14 @@ def add_tournament_commands(commands: Any, add_host_arguments: Any, add_tls: Any
     simulate.add_argument("--join-data", default="", metavar="JSON", help="every player's options (a deck)")
     simulate.add_argument("--out", default="", metavar="DIR", help="write results.json, results.csv, standings.csv")
     simulate.add_argument("--no-progress", action="store_true", help="print a line per round instead of a bar")
+    _add_organiser_token(simulate, "with --target (a host started here is given one)")
     add_tls(simulate)
+
+
+def _add_organiser_token(parser: argparse.ArgumentParser, when: str = "") -> None:
+    parser.add_argument("--organiser-token", default=os.environ.get("TABLEHOST_ORGANISER_TOKEN", ""),
+                        metavar="TOKEN", help="the organiser's token, from the host's operator (`tablehost organiser "
+                                              f"issue`); default $TABLEHOST_ORGANISER_TOKEN{', ' + when if when else ''}")
 
 
 def _add_shape(parser: argparse.ArgumentParser) -> None:
@@ -125,7 +139,8 @@ async def run_tournament_command(args: argparse.Namespace, tls_root_cert: bytes 
         from tablehost.host.tournament_simulation import simulate
 
         return await simulate(args, tls_root_cert, join_data)
-    async with TournamentClient(args.target, tls_root_cert=tls_root_cert) as client:
+    async with TournamentClient(args.target, tls_root_cert=tls_root_cert,
+                                organiser_token=getattr(args, "organiser_token", "")) as client:
         return await _one_call(client, args, join_data)
 
 
@@ -137,8 +152,10 @@ async def _create(client: Any, args: argparse.Namespace) -> None:
     except UnknownGame:
         rules = None  # the host may know it (a game module of its own): it answers for it
     created = await client.create(args.name, args.game, chosen_format(args, rules, "tournament create"), args.rounds,
-                                  args.seats, args.turn_timeout_ms, args.max_players, args.no_show_after)
-    print(json.dumps({"tournament_id": created.tournament_id, "organiser_key": created.organiser_key}))
+                                  args.seats, args.turn_timeout_ms, args.max_players, args.no_show_after,
+                                  args.start_within)
+    print(json.dumps({"tournament_id": created.tournament_id, "organiser_key": created.organiser_key,
+                      "organiser": created.organiser, "start_by_ms": created.start_by_ms}))
 
 
 async def _one_call(client: Any, args: argparse.Namespace, join_data: Any) -> int:
@@ -149,15 +166,14 @@ async def _one_call(client: Any, args: argparse.Namespace, join_data: Any) -> in
         print(json.dumps({"player": registration.player, "player_key": registration.player_key}))
     elif args.action == "start":
         print(describe(await client.start(args.tournament_id, args.key)))
+    elif args.action == "status" and not args.json:
+        print(describe(await client.status(args.tournament_id)))
     elif args.action in ("status", "standings"):
-        status = await client.status(args.tournament_id)
-        if args.json:
-            print(json.dumps(status_dict(status)))
-        else:
-            print(describe(status) if args.action == "status" else standings_table(status))
+        status = await client.full_status(args.tournament_id)
+        print(json.dumps(status_dict(status)) if args.json else standings_table(status))
     elif args.action == "export":
-        results = await client.stub.GetResults(pb.GetTournamentRequest(tournament_id=args.tournament_id))
-        status = await client.status(args.tournament_id)
+        results = await client.all_results(args.tournament_id)
+        status = await client.full_status(args.tournament_id)
         print(export_json(status, results) if args.format == "json" else export_csv(results), end="")
     return 0
 
@@ -168,6 +184,7 @@ def status_dict(status: pb.TournamentStatus) -> dict[str, Any]:
         "format": pb.TournamentFormat.Name(status.format).lower(), "state": status.state, "round": status.round,
         "rounds": status.rounds, "players": status.players, "tables_pending": status.tables_pending,
         "finish_reason": status.finish_reason, "games_played": status.games_played, "tiebreak_names": list(status.tiebreak_names),
+        "organiser": status.organiser, "start_by_ms": status.start_by_ms, "standings_total": status.standings_total,
         "standings": [{"place": s.place, "player": s.player, "points": s.points, "tiebreaks": list(s.tiebreaks),
                        "games": s.games, "wins": s.wins, "byes": s.byes, "rating": round(s.rating, 3),
                        "withdrawn": s.withdrawn} for s in status.standings],
@@ -175,9 +192,13 @@ def status_dict(status: pb.TournamentStatus) -> dict[str, Any]:
 
 
 def describe(status: pb.TournamentStatus) -> str:
+    from tablehost.host.organisers import when
+
     line = (f"{status.tournament_id} {status.name!r}: {status.game}, {pb.TournamentFormat.Name(status.format).lower()}, "
             f"{status.state}, round {status.round} of {status.rounds}, {status.players} players, "
             f"{status.tables_pending} tables pending")
+    if status.state == "registering" and status.start_by_ms:
+        line += f", expires unless started by {when(status.start_by_ms)}"
     return line + (f" ({status.finish_reason})" if status.finish_reason else "")
 
 

@@ -3,9 +3,11 @@ the real stack (front door, tournament actor, lobby placement, rooms, table
 streams), with a progress bar and the final standings.
 
 Without --target it starts a host here (an embedded Ray, or the cluster of
---address); every player is a client of that front door in this process,
-watching the tournament and playing the tables it is given. Without
---format it plays the format that fits the game's table (tournament_cli)."""
+--address) and, holding that host's secret and store, issues itself an
+organiser token; with --target it needs one (--organiser-token). Every
+player is a client of that front door in this process, watching the
+tournament and playing the tables it is given. Without --format it plays
+the format that fits the game's table (tournament_cli)."""
 
 from __future__ import annotations
 
@@ -31,10 +33,15 @@ from tablehost.host.tournament_cli import (
     standings_csv,
     standings_table,
 )
-from tablehost.v1 import tournament_pb2 as pb
 
 # Registrations in flight at once (each a call to the tournament actor).
 REGISTER_CONCURRENCY = 64
+# Every player registers from this one client, which the host counts against
+# one client's rate: each registration keeps asking this long.
+REGISTER_PATIENCE_S = 600.0
+# The organiser a simulation's own host issues itself, and for how long.
+SIMULATION_ORGANISER = "tablehost tournament simulate"
+SIMULATION_TOKEN_MS = 24 * 3600 * 1000
 
 
 async def simulate(args: argparse.Namespace, tls_root_cert: bytes | None, join_data: Any) -> int:
@@ -47,16 +54,18 @@ async def simulate(args: argparse.Namespace, tls_root_cert: bytes | None, join_d
         raise SystemExit(f"tablehost tournament simulate: {error}; add it with --game-module MODULE:ATTR") from None
     tournament_format = chosen_format(args, rules, "tournament simulate")
     host = None
-    target = args.target
+    target, organiser_token = args.target, args.organiser_token
     if not target:
         from tablehost.host.config import HostConfig
         from tablehost.host.server import Host
 
-        host = Host(HostConfig.from_args(args))
+        config = HostConfig.from_args(args)
+        host = Host(config)
         await host.start()
         target = host.target
+        organiser_token = _issue_own_token(config) or organiser_token
     try:
-        summary = await _run(args, rules, tournament_format, target, tls_root_cert, join_data)
+        summary = await _run(args, rules, tournament_format, target, tls_root_cert, join_data, organiser_token)
         if host is not None:
             # Where the host here put its rooms (over the nodes of --address).
             lobby = await host.lobby.status.remote()
@@ -71,14 +80,31 @@ async def simulate(args: argparse.Namespace, tls_root_cert: bytes | None, join_d
     return 0 if clean and summary["state"] == "finished" else 1
 
 
+def _issue_own_token(config: Any) -> str:
+    """An organiser token from the host started here (its secret, its
+    store's registry), or "" for a host without a store (it creates no
+    tournaments, and says so)."""
+    from tablehost.actors.store.event_log import open_event_log
+    from tablehost.host.organisers import OrganiserRegistry, now_ms
+
+    if config.store is None:
+        return ""
+    registry = OrganiserRegistry(open_event_log(config.store))
+    try:
+        token, _ = registry.issue(config.token_secret, SIMULATION_ORGANISER, SIMULATION_TOKEN_MS, now_ms())
+    finally:
+        registry.log.close()
+    return token
+
+
 async def _run(args: argparse.Namespace, rules: Any, tournament_format: str, target: str,
-               tls_root_cert: bytes | None, join_data: Any) -> dict[str, Any]:
+               tls_root_cert: bytes | None, join_data: Any, organiser_token: str) -> dict[str, Any]:
     """Play the tournament; print its standings, write its exports; its summary."""
     factories = bot_factories(dict(rules.bots()))
     kind = args.bot or next(iter(rules.bots()), "random")
     join = join_data or rules.example_join()
     console = Console(stderr=True)
-    async with TournamentClient(target, tls_root_cert=tls_root_cert) as client, \
+    async with TournamentClient(target, tls_root_cert=tls_root_cert, organiser_token=organiser_token) as client, \
             LobbyClient(target, tls_root_cert=tls_root_cert) as lobby:
         created = await client.create(f"simulation of {args.players}", args.game, tournament_format,
                                       args.rounds, args.seats, args.turn_timeout_ms)
@@ -101,8 +127,8 @@ async def _run(args: argparse.Namespace, rules: Any, tournament_format: str, tar
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
         elapsed = time.monotonic() - started_at
-        status = await client.status(tournament_id)
-        results = await client.stub.GetResults(pb.GetTournamentRequest(tournament_id=tournament_id))
+        status = await client.full_status(tournament_id)
+        results = await client.all_results(tournament_id)
     games = len(results.results)
     recorded = [r.table_id for r in results.results]
     told = {table_id for report in reports for table_id in report.tables}
@@ -134,7 +160,8 @@ async def _register_all(client: TournamentClient, tournament_id: str, players: l
 
     async def register(player: str) -> None:
         async with gate:
-            keys[player] = (await client.register(tournament_id, player, join)).player_key
+            keys[player] = (await client.register(tournament_id, player, join,
+                                                  patient_s=REGISTER_PATIENCE_S)).player_key
 
     await asyncio.gather(*(register(player) for player in players))
     return keys

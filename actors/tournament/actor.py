@@ -13,7 +13,13 @@ id (a duplicate changes nothing), and a result that arrived while the actor
 was down is still in the lobby's directory.
 
 Front doors do not hold a call open per player: each keeps one `updates`
-call open per tournament and fans what it gets out to its own watchers."""
+call open per tournament and fans what it gets out to its own watchers.
+
+A tournament not started by the time its created event says ends itself as
+"expired". A finished tournament (played out or expired) lets its process go
+a few seconds later (RELEASE_AFTER_S), so a host holds a process only for the
+tournaments still to be played: front doors answer for a finished one from
+its log (kept.py). Ray does not restart an actor that ended itself this way."""
 
 from __future__ import annotations
 
@@ -25,13 +31,12 @@ from typing import Any
 
 import ray
 
-from tablehost.actors.lobby import LOBBY_NAME, NAMESPACE
 from tablehost.actors.journal import through_outage
 from tablehost.actors.log_format import configure_logging
 from tablehost.actors.store import StoreError
 from tablehost.actors.store.event_log import EventLog, open_event_log
-from tablehost.actors.tournament.tournament import (GameRecord, Standing, Table, Tournament, TournamentError,
-                                                    TournamentSpec)
+from tablehost.actors.tournament.kept import DEFAULT_PAGE_SIZE, KeptTournament, StandingsPages
+from tablehost.actors.tournament.tournament import GameRecord, Table, Tournament, TournamentError, TournamentSpec
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.registry import GameCatalog
 
@@ -43,31 +48,27 @@ RESULTS_WAIT_S = 30.0
 # A table that could not be opened is tried again this many times, then its
 # players all forfeit (their results count as losses).
 MAX_OPEN_ATTEMPTS = 3
-# A round whose tables do not all finish within this long is not waited
-# for forever: its unfinished tables are settled as forfeits by every seat.
-DEFAULT_ROUND_LIMIT_S = 3600.0
 # A pairing slower than this is logged as a warning.
 SLOW_PAIRING_S = 0.5
+# How long a finished tournament keeps its process: the front doors' open
+# `updates` calls take the final status to their watchers meanwhile.
+RELEASE_AFTER_S = 5.0
+# The finish reason of a tournament not started in time.
+EXPIRED = "expired"
 
 
 def tournament_actor_name(tournament_id: str) -> str:
     return f"{ACTOR_PREFIX}{tournament_id}"
 
 
-def standing_to_plain(standing: Standing) -> dict[str, Any]:
-    return {"place": standing.place, "player": standing.player, "points": standing.points,
-            "tiebreaks": list(standing.tiebreaks), "games": standing.games, "wins": standing.wins,
-            "byes": standing.byes, "rating": standing.rating, "withdrawn": standing.withdrawn}
-
-
 @ray.remote(num_cpus=0, max_restarts=-1)
 class TournamentActor:
     def __init__(self, created: dict[str, Any], store_url: str, game_modules: tuple[str, ...] = (),
                  game_path: tuple[str, ...] = (), log_format: str = "text") -> None:
-        """`created` is the tournament's first event ({"kind": "created",
-        "spec", "name", "options", "max_players", "no_show_after_s"}, made by
-        the front door with its defaults); it is written only if the log is empty
-        (a restarted actor is given the same one and finds its own log)."""
+        """`created` is the tournament's first event (kept.py says what it
+        holds; made by the front door with its defaults); it is written only if
+        the log is empty (a restarted actor is given the same one and finds
+        its own log)."""
         configure_logging(log_format)
         spec = TournamentSpec.from_dict(created["spec"])
         self.tournament_id = spec.tournament_id
@@ -78,51 +79,45 @@ class TournamentActor:
         if not events:
             self.log.append(self.tournament_id, 0, created)
             events = [created]
-        first = events[0]
-        self.name: str = first["name"]
-        self.options: dict[str, Any] = dict(first.get("options", {}))
-        self.round_limit_s = float(first.get("round_limit_s", DEFAULT_ROUND_LIMIT_S))
-        self.max_players = int(first["max_players"])
-        self.no_show_after_s = float(first["no_show_after_s"])
-        self.events = len(events)
-        self.joins: dict[str, dict[str, Any]] = {}
-        self.started = False
-        core_events = []
-        for event in events[1:]:
-            if event["kind"] == "core":
-                core_events.append(event["event"])
-                if "join" in event:
-                    self.joins[event["event"]["player"]] = event["join"]
-            elif event["kind"] == "start":
-                self.started = True
-        self.core = Tournament(TournamentSpec.from_dict(first["spec"]))
-        self.byes: list[tuple[int, str]] = []  # (round, player), every round's
-        self._byes_round = 0
-        for event in core_events:
-            self._apply(event)
+        self.kept = KeptTournament.replay(events)
+        self.pages = StandingsPages()
+        # The standings watchers are sent (RoundEnded, the final status): the
+        # first page as the current round was paired, or as it finished.
+        self._watched = self.pages.first(self.core)
         # Where each table of the current round runs, and its seat tokens.
         self.placed: dict[str, dict[str, Any]] = {}
         self.version = 0
         self._changed = asyncio.Event()
         self._appending = asyncio.Lock()
         self._lobby: Any = None
+        loop = asyncio.get_running_loop()
         self._runner: asyncio.Task[None] | None = None
-        if self.started and not self.core.finished:
-            self._runner = asyncio.get_running_loop().create_task(self._run())
-        log.info("tournament %s (%s, %s): %d events replayed, round %d", self.tournament_id, spec.game, spec.format,
-                 self.events, self.core.rounds_played)
+        self._timer: asyncio.Task[None] | None = None
+        if self.core.finished:
+            self._timer = loop.create_task(self._release())
+        elif self.kept.started:
+            self._runner = loop.create_task(self._run())
+        elif self.kept.start_by_ms:
+            self._timer = loop.create_task(self._expire_unless_started())
+        log.info("tournament %s (%s, %s, organiser %r): %d events replayed, round %d, %s", self.tournament_id,
+                 spec.game, spec.format, self.kept.organiser, self.kept.events, self.core.rounds_played,
+                 self.kept.state)
+
+    @property
+    def core(self) -> Tournament:
+        return self.kept.core
 
     # -- what front doors call -----------------------------------------------------
 
     async def register(self, player: str, join: dict[str, Any]) -> dict[str, Any]:
         """Raises TournamentError (its message is the reason) and changes nothing
         when the player may not join; the game checks the join data first."""
-        if len(self.core.players()) >= self.max_players:
-            raise TournamentError(f"the tournament is full ({self.max_players} players)")
-        checked = self.rules.check_join(join)
+        if len(self.core.players()) >= self.kept.max_players:
+            raise TournamentError(f"the tournament is full ({self.kept.max_players} players)")
+        checked = self.rules.accepted_join(join)
         event = self.core.register(player)
+        self.kept.joins[player] = checked
         await self._persist({"kind": "core", "event": event, "join": checked})
-        self.joins[player] = checked
         self._bump()
         return {"player": player}
 
@@ -131,30 +126,30 @@ class TournamentActor:
         self._bump()
 
     async def start(self) -> dict[str, Any]:
-        if self.started:
+        if self.core.finished:
+            raise TournamentError(f"the tournament has finished: {self.core.finish_reason}")
+        if self.kept.started:
             raise TournamentError("the tournament has started already")
         if len(self.core.players()) < 2:
             raise TournamentError("a tournament needs at least 2 registered players to start")
+        # Marked before the append is awaited, so the expiry cannot overtake it.
+        self.kept.started = True
         await self._persist({"kind": "start"})
-        self.started = True
+        if self._timer is not None:
+            self._timer.cancel()
         self._runner = asyncio.get_running_loop().create_task(self._run())
         self._bump()
         return self.status()
 
-    def status(self) -> dict[str, Any]:
-        spec = self.core.spec
-        current = self.core.current_round
-        return {
-            "tournament_id": self.tournament_id, "name": self.name, "game": spec.game, "format": spec.format,
-            "state": "finished" if self.core.finished else "running" if self.started else "registering",
-            "round": current.number if current is not None else self.core.rounds_played,
-            "rounds": spec.rounds, "players": len(self.core.players()),
-            "tables_pending": len(self.core.pending_tables()) if current is not None else 0,
-            "tiebreak_names": list(self.core.tiebreak_names()),
-            "standings": [standing_to_plain(s) for s in self.core.standings()],
-            "finish_reason": self.core.finish_reason or "",
-            "games_played": len(self.core.history()),
-        }
+    def status(self, version: int | None = None, offset: int = 0, size: int = DEFAULT_PAGE_SIZE) -> dict[str, Any]:
+        """Where it stands, with `size` standings from `offset` of the
+        standings of `version` (a page token's; None: the current ones).
+        Raises PageExpired when those standings are no longer kept."""
+        return self.kept.status(self.pages.page(self.core, version, offset, size, time.monotonic()))
+
+    def state(self) -> str:
+        """"registering", "running" or "finished" (what an organiser's cap counts)."""
+        return self.kept.state
 
     async def updates(self, version: int, timeout_s: float) -> dict[str, Any]:
         """Once the tournament changed after `version` (or after `timeout_s`):
@@ -171,11 +166,12 @@ class TournamentActor:
             round_plain = {"number": current.number, "byes": list(current.byes),
                            "tables": {t.table_id: list(t.players) for t in current.tables},
                            "placed": dict(self.placed)}
-        return {"version": self.version, "status": self.status(), "round": round_plain}
+        return {"version": self.version, "status": self.kept.status(self._watched), "round": round_plain}
 
-    def results(self) -> dict[str, Any]:
-        """Every result recorded, in order, and every bye (what `export` writes)."""
-        return {"results": [record.to_dict() for record in self.core.history()], "byes": list(self.byes)}
+    def results(self, offset: int = 0, size: int = DEFAULT_PAGE_SIZE) -> dict[str, Any]:
+        """`size` results from `offset`, in the order recorded; every bye with
+        the last page (what `export` writes)."""
+        return self.kept.results(offset, size)
 
     def pid(self) -> int:
         """This incarnation's process (what a test SIGKILLs)."""
@@ -202,7 +198,9 @@ class TournamentActor:
                     began = time.perf_counter()
                     event = self.core.start_round()
                     self._log_pairing(event, time.perf_counter() - began)
-                    await self._persist({"kind": "core", "event": self._started(event)})
+                    self.kept.note_round()
+                    self._watched = self.pages.first(self.core)
+                    await self._persist({"kind": "core", "event": event})
                     self.placed = {}
                     self._bump()
                     continue
@@ -211,6 +209,29 @@ class TournamentActor:
         except Exception:
             log.exception("tournament %s stopped", self.tournament_id)
             raise
+        await self._release()
+
+    async def _expire_unless_started(self) -> None:
+        """End the tournament as expired once its start-by time passes
+        without a start (the time is in the log: a restarted actor keeps it)."""
+        while (left_s := self.kept.start_by_ms / 1000 - time.time()) > 0:
+            await asyncio.sleep(left_s)
+        if self.kept.started or self.core.finished:
+            return
+        event = self.core.end(EXPIRED)
+        self._watched = self.pages.first(self.core)
+        await self._persist({"kind": "core", "event": event})
+        self._bump()
+        log.info("tournament %s of organiser %r expired: not started by %d ms, with %d players registered",
+                 self.tournament_id, self.kept.organiser, self.kept.start_by_ms, len(self.core.players()))
+        await self._release()
+
+    async def _release(self) -> None:
+        """A finished tournament ends its own process (no restart): its log
+        answers for it from now on."""
+        await asyncio.sleep(RELEASE_AFTER_S)
+        log.info("tournament %s (%s) releases its process", self.tournament_id, self.core.finish_reason)
+        ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
 
     def _log_pairing(self, event: dict[str, Any], seconds: float) -> None:
         """Every pairing's time (what the tournament benchmark reads); one
@@ -230,7 +251,7 @@ class TournamentActor:
         log.info("tournament %s: round %d, %d tables, %d byes", self.tournament_id, current.number,
                  len(current.tables), len(current.byes))
         attempts: dict[str, int] = {}
-        deadline = time.monotonic() + self.round_limit_s
+        deadline = time.monotonic() + self.kept.round_limit_s
         while not self.core.round_complete():
             pending = self.core.pending_tables()
             to_open = [table for table in pending if table.table_id not in self.placed]
@@ -282,9 +303,9 @@ class TournamentActor:
             "game": self.core.spec.game,
             "variant": "",
             "seed": self._table_seed(table),
-            "options": self.options,
-            "no_show_after_s": self.no_show_after_s,
-            "players": [{"name": player, "join": self.joins.get(player, {})} for player in table.players],
+            "options": self.kept.options,
+            "no_show_after_s": self.kept.no_show_after_s,
+            "players": [{"name": player, "join": self.kept.joins.get(player, {})} for player in table.players],
         }
 
     def _table_seed(self, table: Table) -> TableSeed:
@@ -338,18 +359,6 @@ class TournamentActor:
 
     # -- plumbing -----------------------------------------------------------------------
 
-    def _apply(self, event: dict[str, Any]) -> None:
-        """Replay one of the core's events, keeping the byes of a round it starts."""
-        self.core.apply(event)
-        self._started(event)
-
-    def _started(self, event: dict[str, Any]) -> dict[str, Any]:
-        current = self.core.current_round
-        if current is not None and current.number > self._byes_round:
-            self.byes.extend((current.number, player) for player in current.byes)
-            self._byes_round = current.number
-        return event
-
     async def _persist(self, event: dict[str, Any]) -> None:
         """Append before anyone hears of the change (one append at a time, in
         the order the changes were made). A store that stays unreachable
@@ -357,12 +366,12 @@ class TournamentActor:
         again, which replays only what was kept, so nothing unkept is acted on."""
         async with self._appending:
             try:
-                await through_outage(self.log.append, self.tournament_id, self.events, event)
+                await through_outage(self.log.append, self.tournament_id, self.kept.events, event)
             except StoreError:
                 log.exception("tournament %s: event %d not kept; restarting from the log", self.tournament_id,
-                              self.events)
+                              self.kept.events)
                 os._exit(1)
-            self.events += 1
+            self.kept.events += 1
 
     def _bump(self) -> None:
         self.version += 1
@@ -372,5 +381,9 @@ class TournamentActor:
     @property
     def lobby(self) -> Any:
         if self._lobby is None:
+            # Imported once a round opens tables: a tournament still taking
+            # registrations does without the lobby's modules (6 MiB).
+            from tablehost.actors.lobby import LOBBY_NAME, NAMESPACE
+
             self._lobby = ray.get_actor(LOBBY_NAME, namespace=NAMESPACE)
         return self._lobby

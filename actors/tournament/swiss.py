@@ -34,8 +34,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 WINDOW = 16
 COMMIT = 8
@@ -137,6 +139,10 @@ def _wants_second(entrant: Entrant) -> int:
 
 def _graph(costs: _Costs, players: Sequence[int]) -> nx.Graph:
     """Every pair of `players` that has not met, weighed by its cost."""
+    # Imported when a Swiss round is first paired: a tournament still taking
+    # registrations (most of those a host holds) does without networkx's 11 MiB.
+    import networkx as nx
+
     graph = nx.Graph()
     graph.add_nodes_from(players)
     for index, i in enumerate(players):
@@ -157,7 +163,7 @@ def _matching(costs: _Costs, players: Sequence[int], bye_candidates: Sequence[in
         step = heaviest * (len(players) // 2 + 1) + 1
         for i in bye_candidates:
             graph.add_edge(BYE, i, weight=step * (costs.n - 1 - i))
-    matched = _pairs(nx.min_weight_matching(graph))
+    matched = _pairs(_min_weight_matching(graph))
     if 2 * len(matched) != graph.number_of_nodes():
         return None
     bye = next((j for i, j in matched if i == BYE), None)
@@ -229,4 +235,10 @@ def _pair_tail(costs: _Costs, kept: list[tuple[int, int]], tail: list[int]) -> l
 
 def _matching_partial(costs: _Costs, players: list[int]) -> list[tuple[int, int]]:
     """A minimum-cost maximum matching of a window (some may stay unpaired)."""
-    return _pairs(nx.min_weight_matching(_graph(costs, players)))
+    return _pairs(_min_weight_matching(_graph(costs, players)))
+
+
+def _min_weight_matching(graph: nx.Graph) -> Any:
+    import networkx as nx
+
+    return nx.min_weight_matching(graph)

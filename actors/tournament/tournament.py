@@ -11,7 +11,7 @@ keeps them as they are:
     {"type": "round_started", "round", "tables": [{"table_id", "players"}], "byes",
      and what the format keeps: "planned_rounds" (round 1), "schedule", "seeds", "bracket"}
     {"type": "recorded", "result": GameRecord.to_dict()}
-    {"type": "finished", "reason"}
+    {"type": "finished", "reason"}  (also "expired": never started in time)
 A round's tables are in its event, so a replay never pairs again (a later
 change to the pairing code cannot rewrite a tournament's past); pairing
 itself is reproducible too, every random choice coming from a generator
@@ -41,6 +41,10 @@ class Tournament:
         self.spec = spec
         self.finished = False
         self.finish_reason: str | None = None
+        # Events applied so far: names this state (a replay of the same events
+        # reaches the same number), so a page of standings can say which
+        # standings it belongs to.
+        self.version = 0
         self._model = Ratings()
         self._ratings: dict[str, Rating] = {}  # every registered player, in registration order
         self._withdrawn: set[str] = set()
@@ -131,7 +135,7 @@ class Tournament:
         """The player is not paired again; their results so far stand (a table
         of theirs still being played still needs its result)."""
         if self.finished:
-            raise TournamentError("the tournament has finished")
+            raise TournamentError(f"the tournament has finished: {self.finish_reason}")
         if player not in self._ratings:
             raise TournamentError(f"{player} is not registered")
         if player in self._withdrawn:
@@ -163,9 +167,22 @@ class Tournament:
         self._check_result(result)
         return self._applied({"type": "recorded", "result": result.to_dict()})
 
+    def end(self, reason: str) -> dict[str, Any]:
+        """Ends a tournament no round of which has started (one that was
+        never started in time expires this way)."""
+        if self.finished:
+            raise TournamentError(f"the tournament has finished: {self.finish_reason}")
+        if self._rounds:
+            raise TournamentError("the tournament is being played; it ends after its rounds")
+        return self._applied({"type": "finished", "reason": reason})
+
     # -- events ---------------------------------------------------------------------------
 
     def apply(self, event: dict[str, Any]) -> None:
+        self._apply_event(event)
+        self.version += 1
+
+    def _apply_event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         if kind == "registered":
             rating = event["rating"]
@@ -212,7 +229,7 @@ class Tournament:
 
     def _registration_closed(self) -> str | None:
         if self.finished:
-            return "the tournament has finished"
+            return f"the tournament has finished: {self.finish_reason}"
         started = len(self._rounds)
         if started and self.spec.format in ("elimination", "round_robin"):
             return f"the {self.spec.format.replace('_', ' ')} took its field when round 1 started"

@@ -25,47 +25,47 @@ _sym_db = _symbol_database.Default()
 from tablehost.v1 import lobby_pb2 as tablehost_dot_v1_dot_lobby__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dtablehost/v1/tournament.proto\x12\x0ctablehost.v1\x1a\x18tablehost/v1/lobby.proto\"\xcb\x01\n\x17\x43reateTournamentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12.\n\x06\x66ormat\x18\x03 \x01(\x0e\x32\x1e.tablehost.v1.TournamentFormat\x12\x0e\n\x06rounds\x18\x04 \x01(\r\x12\r\n\x05seats\x18\x05 \x01(\r\x12\x17\n\x0fturn_timeout_ms\x18\x06 \x01(\r\x12\x13\n\x0bmax_players\x18\x07 \x01(\r\x12\x17\n\x0fno_show_after_s\x18\x08 \x01(\r\"A\n\x11TournamentCreated\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x15\n\rorganiser_key\x18\x02 \x01(\t\"K\n\x0fRegisterRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x11\n\tjoin_data\x18\x03 \x01(\x0c\"I\n\x0cRegistration\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x12\n\nplayer_key\x18\x03 \x01(\t\"E\n\x0fWithdrawRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0b\n\x03key\x18\x03 \x01(\t\"\x12\n\x10WithdrawResponse\"F\n\x16StartTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x15\n\rorganiser_key\x18\x02 \x01(\t\"-\n\x14GetTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"\x9a\x01\n\x08Standing\x12\r\n\x05place\x18\x01 \x01(\r\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\x01\x12\x11\n\ttiebreaks\x18\x04 \x03(\x01\x12\r\n\x05games\x18\x05 \x01(\r\x12\x0c\n\x04wins\x18\x06 \x01(\r\x12\x0c\n\x04\x62yes\x18\x07 \x01(\r\x12\x0e\n\x06rating\x18\x08 \x01(\x01\x12\x11\n\twithdrawn\x18\t \x01(\x08\"\xbc\x02\n\x10TournamentStatus\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12.\n\x06\x66ormat\x18\x04 \x01(\x0e\x32\x1e.tablehost.v1.TournamentFormat\x12\r\n\x05state\x18\x05 \x01(\t\x12\r\n\x05round\x18\x06 \x01(\r\x12\x0e\n\x06rounds\x18\x07 \x01(\r\x12\x0f\n\x07players\x18\x08 \x01(\r\x12\x16\n\x0etables_pending\x18\t \x01(\r\x12\x16\n\x0etiebreak_names\x18\n \x03(\t\x12)\n\tstandings\x18\x0b \x03(\x0b\x32\x16.tablehost.v1.Standing\x12\x15\n\rfinish_reason\x18\x0c \x01(\t\x12\x14\n\x0cgames_played\x18\r \x01(\r\"\x82\x01\n\x0bTableResult\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\x0f\n\x07players\x18\x03 \x03(\t\x12\x0e\n\x06points\x18\x04 \x03(\x01\x12\x0e\n\x06places\x18\x05 \x03(\r\x12\x0e\n\x06scores\x18\x06 \x03(\x01\x12\x11\n\tforfeited\x18\x07 \x03(\x08\"\x7f\n\x11TournamentResults\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12*\n\x07results\x18\x02 \x03(\x0b\x32\x19.tablehost.v1.TableResult\x12\x12\n\nbyes_round\x18\x03 \x03(\r\x12\x13\n\x0b\x62yes_player\x18\x04 \x03(\t\"S\n\x16WatchTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x12\n\nplayer_key\x18\x03 \x01(\t\"X\n\x0cRoundStarted\x12\r\n\x05round\x18\x01 \x01(\r\x12,\n\x05table\x18\x02 \x01(\x0b\x32\x1d.tablehost.v1.TableAssignment\x12\x0b\n\x03\x62ye\x18\x03 \x01(\x08\"F\n\nRoundEnded\x12\r\n\x05round\x18\x01 \x01(\r\x12)\n\tstandings\x18\x02 \x03(\x0b\x32\x16.tablehost.v1.Standing\"\xb2\x01\n\x0fTournamentEvent\x12\x30\n\x06status\x18\x01 \x01(\x0b\x32\x1e.tablehost.v1.TournamentStatusH\x00\x12\x33\n\rround_started\x18\x02 \x01(\x0b\x32\x1a.tablehost.v1.RoundStartedH\x00\x12/\n\x0bround_ended\x18\x03 \x01(\x0b\x32\x18.tablehost.v1.RoundEndedH\x00\x42\x07\n\x05\x65vent*t\n\x10TournamentFormat\x12!\n\x1dTOURNAMENT_FORMAT_UNSPECIFIED\x10\x00\x12\t\n\x05SWISS\x10\x01\x12\x0f\n\x0bROUND_ROBIN\x10\x02\x12\x0f\n\x0b\x45LIMINATION\x10\x03\x12\x10\n\x0cTABLE_ROUNDS\x10\x04\x32\xd6\x04\n\x0bTournaments\x12Z\n\x10\x43reateTournament\x12%.tablehost.v1.CreateTournamentRequest\x1a\x1f.tablehost.v1.TournamentCreated\x12\x45\n\x08Register\x12\x1d.tablehost.v1.RegisterRequest\x1a\x1a.tablehost.v1.Registration\x12I\n\x08Withdraw\x12\x1d.tablehost.v1.WithdrawRequest\x1a\x1e.tablehost.v1.WithdrawResponse\x12W\n\x0fStartTournament\x12$.tablehost.v1.StartTournamentRequest\x1a\x1e.tablehost.v1.TournamentStatus\x12S\n\rGetTournament\x12\".tablehost.v1.GetTournamentRequest\x1a\x1e.tablehost.v1.TournamentStatus\x12Q\n\nGetResults\x12\".tablehost.v1.GetTournamentRequest\x1a\x1f.tablehost.v1.TournamentResults\x12X\n\x0fWatchTournament\x12$.tablehost.v1.WatchTournamentRequest\x1a\x1d.tablehost.v1.TournamentEvent0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dtablehost/v1/tournament.proto\x12\x0ctablehost.v1\x1a\x18tablehost/v1/lobby.proto\"\xfc\x01\n\x17\x43reateTournamentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12.\n\x06\x66ormat\x18\x03 \x01(\x0e\x32\x1e.tablehost.v1.TournamentFormat\x12\x0e\n\x06rounds\x18\x04 \x01(\r\x12\r\n\x05seats\x18\x05 \x01(\r\x12\x17\n\x0fturn_timeout_ms\x18\x06 \x01(\r\x12\x13\n\x0bmax_players\x18\x07 \x01(\r\x12\x17\n\x0fno_show_after_s\x18\x08 \x01(\r\x12\x17\n\x0forganiser_token\x18\t \x01(\t\x12\x16\n\x0estart_within_s\x18\n \x01(\r\"i\n\x11TournamentCreated\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x15\n\rorganiser_key\x18\x02 \x01(\t\x12\x11\n\torganiser\x18\x03 \x01(\t\x12\x13\n\x0bstart_by_ms\x18\x04 \x01(\x04\"K\n\x0fRegisterRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x11\n\tjoin_data\x18\x03 \x01(\x0c\"I\n\x0cRegistration\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x12\n\nplayer_key\x18\x03 \x01(\t\"E\n\x0fWithdrawRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0b\n\x03key\x18\x03 \x01(\t\"\x12\n\x10WithdrawResponse\"F\n\x16StartTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x15\n\rorganiser_key\x18\x02 \x01(\t\"T\n\x14GetTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"\x9a\x01\n\x08Standing\x12\r\n\x05place\x18\x01 \x01(\r\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\x01\x12\x11\n\ttiebreaks\x18\x04 \x03(\x01\x12\r\n\x05games\x18\x05 \x01(\r\x12\x0c\n\x04wins\x18\x06 \x01(\r\x12\x0c\n\x04\x62yes\x18\x07 \x01(\r\x12\x0e\n\x06rating\x18\x08 \x01(\x01\x12\x11\n\twithdrawn\x18\t \x01(\x08\"\x96\x03\n\x10TournamentStatus\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12.\n\x06\x66ormat\x18\x04 \x01(\x0e\x32\x1e.tablehost.v1.TournamentFormat\x12\r\n\x05state\x18\x05 \x01(\t\x12\r\n\x05round\x18\x06 \x01(\r\x12\x0e\n\x06rounds\x18\x07 \x01(\r\x12\x0f\n\x07players\x18\x08 \x01(\r\x12\x16\n\x0etables_pending\x18\t \x01(\r\x12\x16\n\x0etiebreak_names\x18\n \x03(\t\x12)\n\tstandings\x18\x0b \x03(\x0b\x32\x16.tablehost.v1.Standing\x12\x15\n\rfinish_reason\x18\x0c \x01(\t\x12\x14\n\x0cgames_played\x18\r \x01(\r\x12\x17\n\x0fnext_page_token\x18\x0e \x01(\t\x12\x17\n\x0fstandings_total\x18\x0f \x01(\r\x12\x13\n\x0bstart_by_ms\x18\x10 \x01(\x04\x12\x11\n\torganiser\x18\x11 \x01(\t\"\x82\x01\n\x0bTableResult\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\r\n\x05round\x18\x02 \x01(\r\x12\x0f\n\x07players\x18\x03 \x03(\t\x12\x0e\n\x06points\x18\x04 \x03(\x01\x12\x0e\n\x06places\x18\x05 \x03(\r\x12\x0e\n\x06scores\x18\x06 \x03(\x01\x12\x11\n\tforfeited\x18\x07 \x03(\x08\"\xaf\x01\n\x11TournamentResults\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12*\n\x07results\x18\x02 \x03(\x0b\x32\x19.tablehost.v1.TableResult\x12\x12\n\nbyes_round\x18\x03 \x03(\r\x12\x13\n\x0b\x62yes_player\x18\x04 \x03(\t\x12\x17\n\x0fnext_page_token\x18\x05 \x01(\t\x12\x15\n\rresults_total\x18\x06 \x01(\r\"S\n\x16WatchTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x12\n\nplayer_key\x18\x03 \x01(\t\"X\n\x0cRoundStarted\x12\r\n\x05round\x18\x01 \x01(\r\x12,\n\x05table\x18\x02 \x01(\x0b\x32\x1d.tablehost.v1.TableAssignment\x12\x0b\n\x03\x62ye\x18\x03 \x01(\x08\"_\n\nRoundEnded\x12\r\n\x05round\x18\x01 \x01(\r\x12)\n\tstandings\x18\x02 \x03(\x0b\x32\x16.tablehost.v1.Standing\x12\x17\n\x0fstandings_total\x18\x03 \x01(\r\"\xb2\x01\n\x0fTournamentEvent\x12\x30\n\x06status\x18\x01 \x01(\x0b\x32\x1e.tablehost.v1.TournamentStatusH\x00\x12\x33\n\rround_started\x18\x02 \x01(\x0b\x32\x1a.tablehost.v1.RoundStartedH\x00\x12/\n\x0bround_ended\x18\x03 \x01(\x0b\x32\x18.tablehost.v1.RoundEndedH\x00\x42\x07\n\x05\x65vent*t\n\x10TournamentFormat\x12!\n\x1dTOURNAMENT_FORMAT_UNSPECIFIED\x10\x00\x12\t\n\x05SWISS\x10\x01\x12\x0f\n\x0bROUND_ROBIN\x10\x02\x12\x0f\n\x0b\x45LIMINATION\x10\x03\x12\x10\n\x0cTABLE_ROUNDS\x10\x04\x32\xd6\x04\n\x0bTournaments\x12Z\n\x10\x43reateTournament\x12%.tablehost.v1.CreateTournamentRequest\x1a\x1f.tablehost.v1.TournamentCreated\x12\x45\n\x08Register\x12\x1d.tablehost.v1.RegisterRequest\x1a\x1a.tablehost.v1.Registration\x12I\n\x08Withdraw\x12\x1d.tablehost.v1.WithdrawRequest\x1a\x1e.tablehost.v1.WithdrawResponse\x12W\n\x0fStartTournament\x12$.tablehost.v1.StartTournamentRequest\x1a\x1e.tablehost.v1.TournamentStatus\x12S\n\rGetTournament\x12\".tablehost.v1.GetTournamentRequest\x1a\x1e.tablehost.v1.TournamentStatus\x12Q\n\nGetResults\x12\".tablehost.v1.GetTournamentRequest\x1a\x1f.tablehost.v1.TournamentResults\x12X\n\x0fWatchTournament\x12$.tablehost.v1.WatchTournamentRequest\x1a\x1d.tablehost.v1.TournamentEvent0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tablehost.v1.tournament_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TOURNAMENTFORMAT']._serialized_start=1874
-  _globals['_TOURNAMENTFORMAT']._serialized_end=1990
+  _globals['_TOURNAMENTFORMAT']._serialized_start=2166
+  _globals['_TOURNAMENTFORMAT']._serialized_end=2282
   _globals['_CREATETOURNAMENTREQUEST']._serialized_start=74
-  _globals['_CREATETOURNAMENTREQUEST']._serialized_end=277
-  _globals['_TOURNAMENTCREATED']._serialized_start=279
-  _globals['_TOURNAMENTCREATED']._serialized_end=344
-  _globals['_REGISTERREQUEST']._serialized_start=346
-  _globals['_REGISTERREQUEST']._serialized_end=421
-  _globals['_REGISTRATION']._serialized_start=423
-  _globals['_REGISTRATION']._serialized_end=496
-  _globals['_WITHDRAWREQUEST']._serialized_start=498
-  _globals['_WITHDRAWREQUEST']._serialized_end=567
-  _globals['_WITHDRAWRESPONSE']._serialized_start=569
-  _globals['_WITHDRAWRESPONSE']._serialized_end=587
-  _globals['_STARTTOURNAMENTREQUEST']._serialized_start=589
-  _globals['_STARTTOURNAMENTREQUEST']._serialized_end=659
-  _globals['_GETTOURNAMENTREQUEST']._serialized_start=661
-  _globals['_GETTOURNAMENTREQUEST']._serialized_end=706
-  _globals['_STANDING']._serialized_start=709
-  _globals['_STANDING']._serialized_end=863
-  _globals['_TOURNAMENTSTATUS']._serialized_start=866
-  _globals['_TOURNAMENTSTATUS']._serialized_end=1182
-  _globals['_TABLERESULT']._serialized_start=1185
-  _globals['_TABLERESULT']._serialized_end=1315
-  _globals['_TOURNAMENTRESULTS']._serialized_start=1317
-  _globals['_TOURNAMENTRESULTS']._serialized_end=1444
-  _globals['_WATCHTOURNAMENTREQUEST']._serialized_start=1446
-  _globals['_WATCHTOURNAMENTREQUEST']._serialized_end=1529
-  _globals['_ROUNDSTARTED']._serialized_start=1531
-  _globals['_ROUNDSTARTED']._serialized_end=1619
-  _globals['_ROUNDENDED']._serialized_start=1621
-  _globals['_ROUNDENDED']._serialized_end=1691
-  _globals['_TOURNAMENTEVENT']._serialized_start=1694
-  _globals['_TOURNAMENTEVENT']._serialized_end=1872
-  _globals['_TOURNAMENTS']._serialized_start=1993
-  _globals['_TOURNAMENTS']._serialized_end=2591
+  _globals['_CREATETOURNAMENTREQUEST']._serialized_end=326
+  _globals['_TOURNAMENTCREATED']._serialized_start=328
+  _globals['_TOURNAMENTCREATED']._serialized_end=433
+  _globals['_REGISTERREQUEST']._serialized_start=435
+  _globals['_REGISTERREQUEST']._serialized_end=510
+  _globals['_REGISTRATION']._serialized_start=512
+  _globals['_REGISTRATION']._serialized_end=585
+  _globals['_WITHDRAWREQUEST']._serialized_start=587
+  _globals['_WITHDRAWREQUEST']._serialized_end=656
+  _globals['_WITHDRAWRESPONSE']._serialized_start=658
+  _globals['_WITHDRAWRESPONSE']._serialized_end=676
+  _globals['_STARTTOURNAMENTREQUEST']._serialized_start=678
+  _globals['_STARTTOURNAMENTREQUEST']._serialized_end=748
+  _globals['_GETTOURNAMENTREQUEST']._serialized_start=750
+  _globals['_GETTOURNAMENTREQUEST']._serialized_end=834
+  _globals['_STANDING']._serialized_start=837
+  _globals['_STANDING']._serialized_end=991
+  _globals['_TOURNAMENTSTATUS']._serialized_start=994
+  _globals['_TOURNAMENTSTATUS']._serialized_end=1400
+  _globals['_TABLERESULT']._serialized_start=1403
+  _globals['_TABLERESULT']._serialized_end=1533
+  _globals['_TOURNAMENTRESULTS']._serialized_start=1536
+  _globals['_TOURNAMENTRESULTS']._serialized_end=1711
+  _globals['_WATCHTOURNAMENTREQUEST']._serialized_start=1713
+  _globals['_WATCHTOURNAMENTREQUEST']._serialized_end=1796
+  _globals['_ROUNDSTARTED']._serialized_start=1798
+  _globals['_ROUNDSTARTED']._serialized_end=1886
+  _globals['_ROUNDENDED']._serialized_start=1888
+  _globals['_ROUNDENDED']._serialized_end=1983
+  _globals['_TOURNAMENTEVENT']._serialized_start=1986
+  _globals['_TOURNAMENTEVENT']._serialized_end=2164
+  _globals['_TOURNAMENTS']._serialized_start=2285
+  _globals['_TOURNAMENTS']._serialized_end=2883
 # @@protoc_insertion_point(module_scope)

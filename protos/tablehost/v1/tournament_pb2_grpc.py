@@ -75,8 +75,12 @@ class TournamentsServicer:
     """Missing associated documentation comment in .proto file."""
 
     def CreateTournament(self, request, context):
-        """Create a tournament (registration open). The answer carries the
-        organiser's key, which StartTournament and withdrawing others need.
+        """Create a tournament (registration open), for an organiser the operator
+        issued a token to (UNAUTHENTICATED without one, or with a malformed or
+        forged one; PERMISSION_DENIED for an expired or revoked one;
+        RESOURCE_EXHAUSTED when the organiser has as many tournaments not yet
+        finished as the host allows). The answer carries the tournament's
+        organiser key, which StartTournament and withdrawing others need.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -106,14 +110,16 @@ class TournamentsServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetTournament(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Where it stands, with a page of the standings (page_size, page_token).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetResults(self, request, context):
         """Every table's result so far, in the order they were recorded (what an
-        export writes; the standings are reproducible from them).
+        export writes; the standings are reproducible from them), a page at a
+        time (page_size, page_token).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
