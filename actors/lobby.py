@@ -26,12 +26,14 @@ import uuid
 import warnings
 from collections import deque
 from dataclasses import dataclass, field
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Coroutine
 
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from tablehost.actors.client_input import brief
+from tablehost.actors.client_limits import ClientLimits
 from tablehost.actors.config import LobbyConfig
 from tablehost.actors.log_format import configure_logging
 from tablehost.actors.matchmaking import Entrant, Gathering, GatheringKey, Group, LobbyRefused, Matchmaker, Refusal
@@ -54,6 +56,12 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 
 JANITOR_PERIOD_S = 1.0
+# A private table's turn timer, when its creator sets one: from a bot's
+# tenth of a second to an hour.
+MIN_TURN_TIMEOUT_MS = 100
+MAX_TURN_TIMEOUT_MS = 3_600_000
+# Tables one describe_tables call answers for (a front door sends batches of at most this many).
+MAX_DESCRIBED = 2_000
 NODES_REFRESH_S = 2.0
 # After a room failed to start on a node, no other is started there for this
 # long (a node without the room ports or the advertised address must not
@@ -135,6 +143,7 @@ class LobbyActor:
         self.seed = config.seed if config.seed is not None and not restarted else int.from_bytes(os.urandom(8), "big")
         self.rng = Random(self.seed)
         self.matchmaker = Matchmaker()
+        self.client_limits = ClientLimits()
         self.placement = Placement(config.room.tables_per_room, config.rooms_per_cpu, config.free_slots)
         self.directory = TableDirectory(config.table_retention_s)
         self.doors: dict[str, DoorMailbox] = {}
@@ -208,23 +217,39 @@ class LobbyActor:
         that player?). Returns the joins refused, by ticket."""
         self._door(door_id)
         for ticket in leaves:
-            self.matchmaker.leave(ticket)
+            self._each("a leave", lambda: self.matchmaker.leave(ticket))
         refused: dict[str, tuple[str, str]] = {}
         for join in joins:
             try:
                 self._join(join, door_id)
             except LobbyRefused as refusal:
                 refused[join["ticket"]] = (refusal.refusal.value, refusal.message)
+            except Exception:  # a bug met by one player's join: that player alone is refused
+                log.exception("the join of ticket %s failed", brief(join.get("ticket")))
+                refused[join["ticket"]] = (Refusal.INTERNAL.value, "this join could not be taken; join again")
         for group_id, ticket, present in answers:
-            if not present:
-                self.matchmaker.decline(group_id, ticket)
-                continue
-            group = self.matchmaker.confirm(group_id, ticket)
-            if group is not None:
-                self._awaiting_room.append(self._pending_table(group))
+            self._each("an answer to a proposal", lambda: self._answer(group_id, ticket, present))
         self._propose()
         self._place_awaiting()
         return {"refused": refused, "lobby": self.incarnation}
+
+    def _answer(self, group_id: int, ticket: str, present: bool) -> None:
+        if not present:
+            self.matchmaker.decline(group_id, ticket)
+            return
+        group = self.matchmaker.confirm(group_id, ticket)
+        if group is not None:
+            self._awaiting_room.append(self._pending_table(group))
+
+    @staticmethod
+    def _each(what: str, step: Callable[[], object]) -> None:
+        """One player's step of a front door's batch: a bug met by it is
+        logged and costs that step alone, never the batch (every other
+        player's join, leave and answer in it goes on)."""
+        try:
+            step()
+        except Exception:
+            log.exception("%s of a front door's batch failed", what)
 
     async def door_poll(self, door_id: str, timeout_s: float) -> dict[str, Any]:
         """Wait up to `timeout_s` for proposals, seatings or dropped players
@@ -249,39 +274,47 @@ class LobbyActor:
         self._propose()
         return True
 
-    async def create_private_table(self, game: str, variant: str, turn_timeout_ms: int, seats: int = 0) -> dict[str, Any]:
+    async def create_private_table(self, game: str, variant: str, turn_timeout_ms: int, seats: int = 0,
+                                   client: str = "") -> dict[str, Any]:
+        """A private table waiting for players, its code given to its creator
+        (`client`: the identity its front door names; a client keeps a few
+        waiting at most, actors/client_limits.py)."""
         rules = self._rules(game, variant)
         seats = self._seats(rules, seats)
+        if turn_timeout_ms and not MIN_TURN_TIMEOUT_MS <= turn_timeout_ms <= MAX_TURN_TIMEOUT_MS:
+            raise LobbyRefused(Refusal.INVALID_ARGUMENT,
+                               f"turn_timeout_ms is 0 (the host's setting) or {MIN_TURN_TIMEOUT_MS} to "
+                               f"{MAX_TURN_TIMEOUT_MS}, not {turn_timeout_ms}")
         if self.matchmaker.private_count >= self.config.max_private_tables:
             raise LobbyRefused(Refusal.RESOURCE_EXHAUSTED, "too many private tables are waiting to fill; try later")
         code = self._new_code()
+        self.client_limits.admit_private_table(client, code, self._private_table_waits)
         overrides = {"turn_timeout_ms": turn_timeout_ms} if turn_timeout_ms else {}
         self.matchmaker.open_private(code, game, seats, self._options_for(game, overrides), time.monotonic())
         log.info("private %s table %s created", game, code)
         return {"code": code, "game": game, "seats": seats}
 
-    async def spectate(self, table_id: str) -> dict[str, Any]:
-        record = self._running(table_id)
-        if record.resuming:
-            raise LobbyRefused(Refusal.UNAVAILABLE, f"table {table_id} is moving to another room; try again shortly")
-        return {
-            "table_id": table_id,
-            "endpoint": record.endpoint,
-            "seat": SPECTATOR_SEAT,
-            "seat_token": self._token(table_id, SPECTATOR_SEAT),
-            "game": record.game,
-            "display_names": list(record.players),
-            "ticket": "",
-            "deal_commitment": record.commitment,
-        }
+    def _private_table_waits(self, code: str) -> bool:
+        return self.matchmaker.private_gathering(code) is not None
 
-    async def lookup_table(self, table_id: str) -> dict[str, Any]:
-        """Where the table is served; while it resumes after its room died,
-        `running` is false and the client asks again."""
-        record = self._running(table_id)
-        if record.resuming:
-            return {"table_id": table_id, "endpoint": "", "running": False}
-        return {"table_id": table_id, "endpoint": record.endpoint, "running": True}
+    async def describe_tables(self, table_ids: list[str]) -> dict[str, dict[str, Any] | None]:
+        """What a front door needs to answer LookupTable and Spectate for
+        each table, in one call for a batch of them (host/table_locations.py
+        keeps the answers briefly): where it runs (or that it is between
+        rooms), its game, players and commitment, and a spectator's token;
+        None for a table that is not running."""
+        described: dict[str, dict[str, Any] | None] = {}
+        for table_id in table_ids[:MAX_DESCRIBED]:
+            record = self.directory.get(table_id)
+            if record is None or not record.running:
+                described[table_id] = None
+                continue
+            described[table_id] = {
+                "table_id": table_id, "endpoint": "" if record.resuming else record.endpoint,
+                "resuming": record.resuming, "game": record.game, "players": list(record.players),
+                "commitment": record.commitment, "spectator_token": self._token(table_id, SPECTATOR_SEAT),
+            }
+        return described
 
     # -- tournaments --------------------------------------------------------------------
 
@@ -380,11 +413,17 @@ class LobbyActor:
         self._results_arrived.set()
         self._results_arrived = asyncio.Event()
 
-    async def tables_closed(self, room_id: str, closed: list[dict[str, str]]) -> None:
-        """A room reports tables it closed: their slots are free again."""
+    async def tables_closed(self, room_id: str, closed: list[dict[str, Any]]) -> None:
+        """A room reports tables it closed: their slots are free again. A
+        table cancelled before its deal names its absent seats, whose
+        clients are counted as having left a seat empty."""
         now = time.monotonic()
         for entry in closed:
             table_id = entry["table_id"]
+            record = self.directory.get(table_id)
+            for seat in entry.get("absent", ()):
+                if record is not None and 0 <= seat < len(record.clients):
+                    self.client_limits.record_ghost_seat(record.clients[seat])
             self.placement.unplace(room_id, table_id, now)
             if self.directory.finish(table_id, entry["outcome"], now) is None and table_id in self._in_open_call:
                 self._closed_while_opening[table_id] = entry["outcome"]
@@ -551,6 +590,7 @@ class LobbyActor:
         known = self.matchmaker.entrants.get(join["ticket"])
         if known is not None and known.door == door_id:
             return known  # sent again by its front door (its last exchange failed): already waiting
+        self.client_limits.check_join(join.get("client", ""))
         code = join.get("code", "")
         if code:
             gathering = self.matchmaker.private_gathering(code)
@@ -567,14 +607,15 @@ class LobbyActor:
             data, partition = self._checked_join(rules, join.get("join", {}))
             gathering = self.matchmaker.queue(join["game"], join["variant"], self._seats(rules, join.get("seats", 0)),
                                               self._options_for(join["game"], {}), time.monotonic(), partition)
-        return self.matchmaker.join(gathering, join["ticket"], join["name"] or join["ticket"], door_id, data)
+        return self.matchmaker.join(gathering, join["ticket"], join["name"] or join["ticket"], door_id, data,
+                                    join.get("client", ""))
 
     @staticmethod
-    def _checked_join(rules: GameRules, data: dict[str, Any]) -> tuple[dict[str, Any], str]:
-        """The game's own check of a player's join data, and its partition."""
+    def _checked_join(rules: GameRules, data: Any) -> tuple[dict[str, Any], str]:
+        """A player's join data as the game accepts it, and its partition."""
         try:
-            checked = rules.check_join(data)
-            return checked, rules.join_partition(checked)
+            checked = rules.accepted_join(data)
+            return checked, str(rules.join_partition(checked))
         except InvalidJoin as error:
             raise LobbyRefused(Refusal.INVALID_ARGUMENT, f"join data refused by {rules.name}: {error}") from None
 
@@ -664,7 +705,8 @@ class LobbyActor:
                 "game": pending.group.gathering.key.game,
                 "variant": pending.group.gathering.key.variant,
                 "seed": pending.seed,
-                "entrants": [{"ticket": e.ticket, "name": e.name, "join": e.join} for e in pending.group.entrants],
+                "entrants": [{"ticket": e.ticket, "name": e.name, "join": e.join, "client": e.client}
+                             for e in pending.group.entrants],
                 "options": pending.group.gathering.options,
                 "keep_order": pending.placed is not None,
                 "no_show_after_s": pending.no_show_after_s,
@@ -965,6 +1007,7 @@ class LobbyActor:
             for entrant in self.matchmaker.close_private(code):
                 self._drop(entrant, Refusal.NOT_FOUND, f"private table {code} expired before it filled")
         self.matchmaker.prune_empty_queues()
+        self.client_limits.tidy(self._private_table_waits)
         self.directory.expire(now)
         for room in self.placement.rooms_to_release(now, self.config.idle_release_s):
             room.state = RoomState.RELEASING  # at once: no table may be placed in it meanwhile
@@ -999,12 +1042,6 @@ class LobbyActor:
             return rules.table_seats(asked)
         except ValueError as error:
             raise LobbyRefused(Refusal.INVALID_ARGUMENT, str(error)) from None
-
-    def _running(self, table_id: str) -> TableRecord:
-        record = self.directory.running(table_id)
-        if record is None:
-            raise LobbyRefused(Refusal.NOT_FOUND, f"no running table {table_id!r}")
-        return record
 
     def _new_code(self) -> str:
         while True:

@@ -73,6 +73,7 @@ class Entrant:
     key: GatheringKey
     join: dict[str, Any] = field(default_factory=dict)  # the game's checked join data
     group: int | None = None
+    client: str = ""  # who its front door says it is (actors/client_limits.py); "" for none
 
 
 @dataclass(eq=False)
@@ -157,14 +158,14 @@ class Matchmaker:
     # -- players ---------------------------------------------------------------
 
     def join(self, gathering: Gathering, ticket: str, name: str, door: str,
-             join: dict[str, Any] | None = None) -> Entrant:
+             join: dict[str, Any] | None = None, client: str = "") -> Entrant:
         if ticket in self.entrants:
             raise LobbyRefused(Refusal.ALREADY_EXISTS, f"ticket {ticket} is already waiting")
         if gathering.private and len(gathering.waiting) + gathering.proposed * gathering.seats >= gathering.seats:
             # A private table forms one table and is then forgotten: a player
             # beyond its seats would wait for a table that never comes.
             raise LobbyRefused(Refusal.RESOURCE_EXHAUSTED, f"private table {gathering.key.code} is full")
-        entrant = Entrant(ticket, name, door, gathering.key, join or {})
+        entrant = Entrant(ticket, name, door, gathering.key, join or {}, client=client)
         gathering.waiting[ticket] = entrant
         self.entrants[ticket] = entrant
         self._dirty.add(gathering.key)

@@ -58,6 +58,7 @@ class StreamEnd(enum.Enum):
     FAILED = "failed"  # the game's rules failed: status INTERNAL
     REPLACED = "replaced"  # a newer stream for the same seat took over: status ABORTED
     FLOODED = "flooded"  # it sent far more than its seat's budget: status RESOURCE_EXHAUSTED
+    CANCELLED = "cancelled"  # a seat never came before the deal: status NOT_FOUND (the table is gone)
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,6 +84,7 @@ def table_record(request: dict[str, Any], seated: list[dict[str, Any]]) -> dict[
         "commitment": request["seed"].commitment,
         "players": [entrant["name"] for entrant in seated],
         "tickets": [entrant["ticket"] for entrant in seated],
+        "clients": [entrant.get("client", "") for entrant in seated],
         "join": [entrant.get("join", {}) for entrant in seated],
         "entrants": [entrant["ticket"] for entrant in request["entrants"]],
         "options": dict(request["options"]),
@@ -136,7 +137,7 @@ class RoomActor:
         self._server: aio.Server | None = None
         self._stopped: asyncio.Event | None = None
         self._sweeper: asyncio.Task[None] | None = None
-        self._closed_unreported: list[dict[str, str]] = []
+        self._closed_unreported: list[dict[str, Any]] = []
         self._over_unreported: list[dict[str, Any]] = []  # games ended, results not yet reported
         self._report_scheduled = False
         self._last_trim = 0.0
@@ -350,6 +351,7 @@ class RoomActor:
                 join=list(record["join"]),
                 journal=self.journal,
                 deal_wait_ms=round(self.config.deal_wait_s * 1000),
+                cancel_if_absent=not request.get("keep_order"),
             )
         except Exception as error:  # the game's setup failed: this table only
             log.exception("room %s could not set up table %s (%s)", self.room_id, table_id, request["game"])
@@ -405,6 +407,9 @@ class RoomActor:
             # Everyone has their final messages and has gone: no need to linger.
             asyncio.get_running_loop().call_soon(self._close, table, "the game is over")
 
+    def table_cancelled(self, table: Table) -> None:
+        self._forget(table, "cancelled", absent=list(table.cancelled_for))
+
     def table_failed(self, table: Table, details: str) -> None:
         self.tables_failed += 1
         self._forget(table, "failed")
@@ -450,14 +455,14 @@ class RoomActor:
         table.close(details)
         self._forget(table, "finished" if table.over else "closed")
 
-    def _forget(self, table: Table, outcome: str) -> None:
+    def _forget(self, table: Table, outcome: str, absent: list[int] | None = None) -> None:
         self._drop(table)
         if self.store is not None:
             # Not resumed again: a finished game, a deserted or failed table.
             asyncio.get_running_loop().run_in_executor(None, self.store.finish, table.table_id, table.epoch, outcome)
         log.info("room %s closed table %s (%s); %d tables open", self.room_id, table.table_id, outcome, len(self.tables),
                  extra=log_fields("table_closed", table_id=table.table_id, room_id=self.room_id, seq=table.seq))
-        self._closed_unreported.append({"table_id": table.table_id, "outcome": outcome})
+        self._closed_unreported.append({"table_id": table.table_id, "outcome": outcome, "absent": absent or []})
         self._schedule_report()
         now = time.monotonic()
         if not self.tables and now - self._last_trim >= _TRIM_INTERVAL_S:
@@ -492,7 +497,8 @@ class RoomActor:
             now = time.monotonic()
             for table in list(self.tables.values()):
                 since = table.deserted_since
-                if since is not None and not table.over and now - since >= grace:
+                # A table not yet dealt is judged at its deal's deadline instead.
+                if since is not None and not table.over and table.match.dealt and now - since >= grace:
                     log.info("room %s: every player left table %s %.0f s ago; closing it",
                              self.room_id, table.table_id, now - since)
                     self._close(table, "every player left the table")

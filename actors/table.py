@@ -13,7 +13,11 @@ of what is durable. Reconnects replay from the log.
 
 A table may first wait for its deal (`deal_wait_ms`): each seat's first
 hello brings its entropy, and the deal, journaled and published as the
-first change, comes once every seat has said hello or the wait is over."""
+first change, comes once every seat has said hello or the wait is over.
+A table of players from a queue is cancelled instead when a seat never
+said hello (`cancel_if_absent`): nobody plays beside a seat left empty by
+a player who queued and never came; a tournament's table is dealt, and its
+absent players forfeit by its own rules."""
 
 from __future__ import annotations
 
@@ -180,6 +184,10 @@ class TableOwner(Protocol):
         """A newer incarnation of the table owns it (it resumed in another
         room): this one has closed its streams and must be forgotten."""
 
+    def table_cancelled(self, table: "Table") -> None:
+        """The table was cancelled before its deal (`cancelled_for` names the
+        seats that never came); it has closed its streams."""
+
 
 class Table:
     def __init__(
@@ -200,6 +208,7 @@ class Table:
         seq: int = 0,
         epoch: int = 1,
         deal_wait_ms: int = 0,
+        cancel_if_absent: bool = False,
     ) -> None:
         self.table_id = table_id
         self.clock = clock
@@ -210,6 +219,9 @@ class Table:
         self.match = match
         # Each seat's entropy from its first hello, until the deal.
         self._entropy: list[bytes | None] = [None] * len(players)
+        self._cancel_if_absent = cancel_if_absent
+        # The seats that never said hello when the table was cancelled before its deal.
+        self.cancelled_for: tuple[int, ...] = ()
         # The seq published (and durable): every viewer's views are at it.
         self.seq = seq
         self.epoch = epoch
@@ -723,7 +735,11 @@ class Table:
         if scheduled_at_seq != self.seq or self.failure is not None or self._in_flight is not None:
             return  # a move came first; its release sets the timer again
         if not self.match.dealt:
-            self._deal()
+            absent = tuple(seat for seat, entropy in enumerate(self._entropy) if entropy is None)
+            if absent and self._cancel_if_absent:
+                self._cancel(absent)
+            else:
+                self._deal()
             return
         now = self.clock()
         request = self.match.next_expired(now) if self.match.result is None else None
@@ -759,6 +775,20 @@ class Table:
                  extra=log_fields("dealt", table_id=self.table_id, seq=self.seq + 1))
         self._put_in_flight(JournalEntry(self.seq + 1, "", DEALER_SEAT, self.match.commands[-1].action, now, True),
                             None, None)
+
+    def _cancel(self, absent: tuple[int, ...]) -> None:
+        """The deal's deadline came and seats `absent` never said hello: the
+        table ends without a game, its players told why (they join again)."""
+        self.cancelled_for = absent
+        log.info("cancelled table=%s: seats %s never said hello", self.table_id, list(absent),
+                 extra=log_fields("table_cancelled", table_id=self.table_id, seq=self.seq))
+        details = (f"table {self.table_id} was cancelled before its deal: seats {list(absent)} never connected; "
+                   "join the queue again")
+        for subscriber in self._subscribers:
+            subscriber.outbox.put(CloseOut(details, StreamEnd.CANCELLED))
+        self._subscribers.clear()
+        if self._owner is not None:
+            self._owner.table_cancelled(self)
 
     def _fail(self, what: str, error: Exception) -> None:
         """End this table with a clear status: its game can no longer be

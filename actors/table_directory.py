@@ -22,6 +22,7 @@ class TableRecord:
     endpoint: str
     players: list[str]  # display names by seat
     tickets: list[str]  # by seat
+    clients: list[str]  # by seat: who each seat's front door said it was ("" for none)
     join: list[dict[str, Any]]  # each seat's join data, as the game checked it
     entrants: list[str]  # tickets in arrival order (the seating's input)
     options: dict[str, Any]
@@ -43,6 +44,7 @@ class TableRecord:
             table_id=record["table_id"], game=record["game"], variant=record["variant"],
             commitment=record["commitment"],
             room_id=room_id, endpoint=endpoint, players=list(record["players"]), tickets=list(record["tickets"]),
+            clients=list(record["clients"]),
             join=[dict(data) for data in record["join"]], entrants=list(record["entrants"]),
             options=dict(record["options"]), started_ms=record["started_ms"],
         )
@@ -61,6 +63,7 @@ class TableRecord:
             "endpoint": self.endpoint,
             "players": list(self.players),
             "tickets": list(self.tickets),
+            "clients": list(self.clients),
             "join": [dict(data) for data in self.join],
             "entrants": list(self.entrants),
             "options": dict(self.options),

@@ -65,6 +65,7 @@ STATUS_OF_ENDING = {
     StreamEnd.FAILED: grpc.StatusCode.INTERNAL,
     StreamEnd.REPLACED: grpc.StatusCode.ABORTED,
     StreamEnd.FLOODED: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    StreamEnd.CANCELLED: grpc.StatusCode.NOT_FOUND,
 }
 
 

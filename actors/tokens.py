@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 from dataclasses import dataclass
 
 import msgpack
@@ -36,12 +37,24 @@ class SeatClaim:
     run_id: str = ""
 
 
-def _b64(data: bytes) -> str:
+_BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
+
+
+def b64url(data: bytes) -> str:
+    """base64url without padding, as every token the host signs is written."""
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+def unb64url(text: str) -> bytes:
+    """The bytes of `b64url`'s text and of nothing else: no padding, no
+    character outside the alphabet, no unused bits set (a token has one
+    spelling; a lenient decoder would take junk around a genuine one)."""
+    if not _BASE64URL.fullmatch(text) or len(text) % 4 == 1:
+        raise ValueError("not base64url without padding")
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if b64url(data) != text:
+        raise ValueError("not the canonical base64url of its bytes")
+    return data
 
 
 def sign_seat_token(secret: bytes, claim: SeatClaim) -> str:
@@ -49,7 +62,7 @@ def sign_seat_token(secret: bytes, claim: SeatClaim) -> str:
         {"table": claim.table_id, "seat": claim.seat, "exp": claim.expires_ms, "run": claim.run_id}
     )
     signature = hmac.new(secret, payload, hashlib.sha256).digest()
-    return f"{_b64(payload)}.{_b64(signature)}"
+    return f"{b64url(payload)}.{b64url(signature)}"
 
 
 def verify_seat_token(secret: bytes, token: str, now_ms: int, run_id: str | None = None) -> SeatClaim:
@@ -60,7 +73,7 @@ def verify_seat_token(secret: bytes, token: str, now_ms: int, run_id: str | None
         raise TokenError("the seat token is malformed (too long)")
     try:
         payload_text, signature_text = token.split(".")
-        payload, signature = _unb64(payload_text), _unb64(signature_text)
+        payload, signature = unb64url(payload_text), unb64url(signature_text)
     except ValueError:  # also binascii.Error and non-ASCII text
         raise TokenError("the seat token is malformed") from None
     expected = hmac.new(secret, payload, hashlib.sha256).digest()
@@ -100,7 +113,7 @@ def tournament_key(secret: bytes, tournament_id: str, who: str) -> str:
     host's secret, so no front door keeps a list of keys and any front door
     of the cluster checks them."""
     payload = canonical_bytes({"tournament": tournament_id, "who": who})
-    return _b64(hmac.new(secret, b"tournament-key\x00" + payload, hashlib.sha256).digest())
+    return b64url(hmac.new(secret, b"tournament-key\x00" + payload, hashlib.sha256).digest())
 
 
 def tournament_key_matches(secret: bytes, tournament_id: str, who: str, key: str) -> bool:

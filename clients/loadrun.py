@@ -6,12 +6,16 @@ Every bot is a complete client (its own LobbyClient and TableSession), so a
 run exercises exactly what players do. The run is bounded by `timeout_s`: a
 stuck table ends the run with errors instead of hanging it. With
 `record_dir`, each bot saves the game as it received it there, for
-`tablehost verify`. `tablehost bots` is the command line for it.
+`tablehost verify`. With `player_token`, each bot signs in as its own
+player (a host with `--player-auth`), so the host's per-client quotas are
+each bot's, not the address's. The summary gives how long each bot's
+JoinQueue waited for its seat. `tablehost bots` is the command line for it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -20,10 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from tablehost.clients.bots import BotFactory, PlayStats, bot_factories, make_bot, play_seat
-from tablehost.clients.sdk import LobbyClient, LobbyError, TableSession
+from tablehost.clients.sdk import LobbyClient, LobbyError, TableCancelled, TableSession
 
 # Error messages kept for the summary; the count covers all of them.
 _MAX_ERROR_MESSAGES = 20
+# A bot whose table was cancelled before its deal (another seat never came)
+# joins the queue again, this many times at most.
+MAX_REJOINS = 3
 
 
 @dataclass
@@ -47,10 +54,16 @@ class Summary:
     gaps: int = 0
     reconnects: int = 0
     stream_rejections: int = 0
+    rejoins: int = 0  # bots whose table was cancelled before its deal, and who queued again
     p50_ms: float = 0.0
     p99_ms: float = 0.0
     elapsed_s: float = 0.0
     error_messages: list[str] = field(default_factory=list)
+    # Every JoinQueue that got a seat (a bot queueing again after a cancelled
+    # table has one per seat): how long it waited, and when the seat came,
+    # in seconds from the run's start.
+    join_waits_s: list[float] = field(default_factory=list)
+    seated_at_s: list[float] = field(default_factory=list)
     # The first JoinQueue the lobby refused, as (status name, its reason):
     # when no bot got a seat, that is the run's one finding.
     refusal: tuple[str, str] | None = None
@@ -58,6 +71,13 @@ class Summary:
     @property
     def moves_per_s(self) -> float:
         return self.moves / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    def join_wait_ms(self, percentile: float) -> float:
+        """A JoinQueue wait percentile (nearest rank) in milliseconds (0.0 before any)."""
+        if not self.join_waits_s:
+            return 0.0
+        ordered = sorted(self.join_waits_s)
+        return ordered[max(1, math.ceil(len(ordered) * percentile / 100)) - 1] * 1000
 
     @property
     def ok(self) -> bool:
@@ -79,9 +99,12 @@ class Summary:
             "errors": self.errors,
             "gaps": self.gaps,
             "reconnects": self.reconnects,
+            "rejoins": self.rejoins,
             "stream_rejections": self.stream_rejections,
             "p50_ms": round(self.p50_ms, 3),
             "p99_ms": round(self.p99_ms, 3),
+            "join_wait_p50_ms": round(self.join_wait_ms(50), 3),
+            "join_wait_p99_ms": round(self.join_wait_ms(99), 3),
             "elapsed_s": round(self.elapsed_s, 3),
             "error_messages": list(self.error_messages),
         }
@@ -112,9 +135,10 @@ def format_summary(summary: Summary) -> str:
         f"{summary.game} with {summary.bot} bots: {summary.bots_finished}/{summary.bots_expected} bots finished "
         f"their game at {summary.games_completed} tables in {summary.elapsed_s:.1f} s: {verdict}",
         f"moves {summary.moves} ({summary.moves_per_s:.0f}/s); commit round trip "
-        f"p50 {summary.p50_ms:.2f} ms, p99 {summary.p99_ms:.2f} ms",
+        f"p50 {summary.p50_ms:.2f} ms, p99 {summary.p99_ms:.2f} ms; JoinQueue wait "
+        f"p50 {summary.join_wait_ms(50):.0f} ms, p99 {summary.join_wait_ms(99):.0f} ms",
         f"rejects {summary.rejects}, desyncs {summary.desyncs}, gaps {summary.gaps}, "
-        f"reconnects {summary.reconnects}, stream rejections {summary.stream_rejections}, "
+        f"reconnects {summary.reconnects}, rejoins {summary.rejoins}, stream rejections {summary.stream_rejections}, "
         f"errors {summary.errors}",
     ]
     lines += [f"  error: {message}" for message in summary.error_messages]
@@ -131,6 +155,7 @@ class _Run:
     stats: PlayStats
     finished_tables: set[str] = field(default_factory=set)
     progress: Callable[[int, int], None] | None = None
+    started: float = field(default_factory=time.perf_counter)
 
     def error(self, message: str) -> None:
         self.summary.errors += 1
@@ -162,6 +187,8 @@ async def run_tables(
     progress: Callable[[int, int], None] | None = None,
     tls_root_cert: bytes | None = None,
     record_dir: Path | None = None,
+    player_token: Callable[[str], str] | None = None,
+    stats: PlayStats | None = None,
 ) -> Summary:
     """Start `seats_per_table * tables` bots that all queue for tables of
     `seats_per_table` seats of `game` (and `variant`) at once, let every
@@ -175,16 +202,21 @@ async def run_tables(
     `timeout_s` are cancelled and each counts as an error. With
     `tls_root_cert` (PEM), every bot connects over TLS trusting it. With
     `record_dir`, every bot that finished its game saves what it received
-    as TABLE-seatN.json (clients/game_record.py)."""
+    as TABLE-seatN.json (clients/game_record.py). With `player_token`, bot
+    NAME-bot-i signs in with `player_token("NAME-bot-i")`. `stats` takes
+    every move (pass one to several runs to add them up: the summary's
+    moves, rejects, p50 and p99 are then of all of them)."""
     if tables < 1:
         raise ValueError(f"a load run needs at least one table, got {tables}")
     if seats_per_table < 1:
         raise ValueError(f"a table has at least one seat, got {seats_per_table}")
     name, factory = _bot_factory(bot, bots)
     players = seats_per_table * tables
-    run = _Run(Summary(game, name, tables, bots_expected=players), PlayStats(), progress=progress)
-    entry = _Entry(target, game, variant, seats_per_table, dict(join_data or {}), tls_root_cert, record_dir)
-    started = time.perf_counter()
+    run = _Run(Summary(game, name, tables, bots_expected=players), PlayStats() if stats is None else stats,
+               progress=progress)
+    entry = _Entry(target, game, variant, seats_per_table, dict(join_data or {}), tls_root_cert, record_dir,
+                   player_token)
+    started = run.started
     tasks = [
         asyncio.create_task(_play_one_bot(run, entry, name, factory, seed + index, index))
         for index in range(players)
@@ -211,6 +243,7 @@ class _Entry:
     join_data: dict[str, Any]
     tls_root_cert: bytes | None = None
     record_dir: Path | None = None
+    player_token: Callable[[str], str] | None = None
 
 
 def _bot_factory(bot: str | BotFactory, bots: Mapping[str, BotFactory] | None) -> tuple[str, BotFactory]:
@@ -229,22 +262,38 @@ async def _play_one_bot(run: _Run, entry: _Entry, name: str, factory: BotFactory
     session: TableSession | None = None
     try:
         with failures_recorded(run.error, player, lambda: stage, "the run timed out"):
-            async with LobbyClient(entry.target, tls_root_cert=entry.tls_root_cert) as lobby:
-                try:
-                    assignment = await lobby.join_queue(entry.game, player, variant=entry.variant,
-                                                        join_data=entry.join_data, seats=entry.seats)
-                except LobbyError as refused:
-                    if run.summary.refusal is None:
-                        run.summary.refusal = (refused.code.name, refused.details)
-                    raise
-                stage = f"connecting to table {assignment.table_id}"
-                session = await TableSession.connect(assignment, lobby, record=entry.record_dir is not None)
-                stage = f"playing seat {assignment.seat} at table {assignment.table_id}"
-                await play_seat(session, factory(seed), run.stats)
+            token = entry.player_token(player) if entry.player_token is not None else ""
+            async with LobbyClient(entry.target, tls_root_cert=entry.tls_root_cert, player_token=token) as lobby:
+                for rejoin in range(MAX_REJOINS + 1):
+                    asked = time.perf_counter()
+                    try:
+                        assignment = await lobby.join_queue(entry.game, player, variant=entry.variant,
+                                                            join_data=entry.join_data, seats=entry.seats)
+                    except LobbyError as refused:
+                        if run.summary.refusal is None:
+                            run.summary.refusal = (refused.code.name, refused.details)
+                        raise
+                    seated = time.perf_counter()
+                    run.summary.join_waits_s.append(seated - asked)
+                    run.summary.seated_at_s.append(seated - run.started)
+                    stage = f"connecting to table {assignment.table_id}"
+                    session = playing = await TableSession.connect(assignment, lobby,
+                                                                   record=entry.record_dir is not None)
+                    stage = f"playing seat {assignment.seat} at table {assignment.table_id}"
+                    try:
+                        await play_seat(playing, factory(seed), run.stats)
+                    except TableCancelled:
+                        if rejoin == MAX_REJOINS:
+                            raise
+                        run.summary.rejoins += 1
+                        await playing.close()
+                        session, stage = None, "queueing again"
+                        continue
+                    break
                 if entry.record_dir is not None:
                     stage = f"saving seat {assignment.seat} of table {assignment.table_id}"
                     saved = entry.record_dir / f"{assignment.table_id}-seat{assignment.seat}.json"
-                    await asyncio.to_thread(saved.write_text, session.received_game().to_json())
+                    await asyncio.to_thread(saved.write_text, playing.received_game().to_json())
                 run.table_finished(assignment.table_id)
     finally:
         if session is not None:

@@ -134,6 +134,11 @@ class TableClosed(SessionDisconnected):
     running table of that id."""
 
 
+class TableCancelled(TableClosed):
+    """The table was closed before it dealt: a seat's player never came
+    (docs/protocol.md, "The deal"). Nothing was played: join the queue again."""
+
+
 class TableUnreachable(SessionDisconnected):
     """Reconnecting gave up: neither the table's endpoint nor the one the
     lobby named accepted a connection within the allowed attempts."""
@@ -237,15 +242,38 @@ class _Pending:
     action: bytes
 
 
+class _SignedIn(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor):
+    """Sends the player's token with every call (`authorization: Bearer
+    TOKEN`): what a host that proves its players (`--player-auth`) reads to
+    know who calls."""
+
+    def __init__(self, player_token: str) -> None:
+        self._header = ("authorization", f"Bearer {player_token}")
+
+    def _signed(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
+        metadata = grpc.aio.Metadata(*(details.metadata or ()), self._header)
+        return details._replace(metadata=metadata)
+
+    async def intercept_unary_unary(self, continuation: Any, details: grpc.aio.ClientCallDetails, request: Any) -> Any:
+        return await continuation(self._signed(details), request)
+
+    async def intercept_unary_stream(self, continuation: Any, details: grpc.aio.ClientCallDetails,
+                                     request: Any) -> Any:
+        return await continuation(self._signed(details), request)
+
+
 def open_channel(
-    target: str, tls_root_cert: bytes | None = None, options: tuple[tuple[str, Any], ...] = ()
+    target: str, tls_root_cert: bytes | None = None, options: tuple[tuple[str, Any], ...] = (),
+    player_token: str = "",
 ) -> grpc.aio.Channel:
     """A channel to `target`: TLS trusting `tls_root_cert` (PEM) when given,
-    else plaintext; `options` are gRPC channel arguments."""
+    else plaintext; `options` are gRPC channel arguments; with
+    `player_token`, every call on it carries the token."""
+    interceptors = [_SignedIn(player_token)] if player_token else None
     if tls_root_cert is None:
-        return grpc.aio.insecure_channel(target, options=options)
+        return grpc.aio.insecure_channel(target, options=options, interceptors=interceptors)
     return grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=tls_root_cert),
-                                   options=options)
+                                   options=options, interceptors=interceptors)
 
 
 def reject_reason_name(reason: int) -> str:
@@ -268,12 +296,18 @@ class LobbyClient:
     The channel opens on first use, inside the running event loop, so a
     client may be constructed anywhere. Calls that wait for a table to fill
     (`join_queue`, `join_private_table`) have no deadline: cancel the task,
-    or `leave_queue`, to stop waiting. The others use `call_timeout`."""
+    or `leave_queue`, to stop waiting. The others use `call_timeout`.
 
-    def __init__(self, target: str, *, call_timeout: float = 10.0, tls_root_cert: bytes | None = None) -> None:
+    With `player_token` (issued by the game's account service, for a host
+    started with `--player-auth`) every call says who the player is, so the
+    host's per-client quotas are this player's own, not its address's."""
+
+    def __init__(self, target: str, *, call_timeout: float = 10.0, tls_root_cert: bytes | None = None,
+                 player_token: str = "") -> None:
         self.target = target
         self.call_timeout = call_timeout
         self.tls_root_cert = tls_root_cert
+        self.player_token = player_token
         self._channel: grpc.aio.Channel | None = None
         self._stub: lobby_pb2_grpc.LobbyStub | None = None
 
@@ -293,7 +327,7 @@ class LobbyClient:
         """The raw generated stub on this client's channel, for calls the
         methods below do not wrap (tests of malformed requests)."""
         if self._stub is None:
-            self._channel = open_channel(self.target, self.tls_root_cert)
+            self._channel = open_channel(self.target, self.tls_root_cert, player_token=self.player_token)
             self._stub = lobby_pb2_grpc.LobbyStub(self._channel)
         return self._stub
 
@@ -859,7 +893,8 @@ class TableSession:
             self._notify()  # the game is over: the room closing streams is the normal end
             return
         if refused is not None and moved and await self._table_gone():
-            self._fail(TableClosed(f"table {self.table_id} was closed and no room serves it any more ({why})"))
+            closed = TableClosed if self.dealt else TableCancelled
+            self._fail(closed(f"table {self.table_id} was closed and no room serves it any more ({why})"))
         elif replaced:
             self._fail(StreamReplaced(f"another stream for seat {self._seat} of table {self.table_id} took over ({why})"))
         elif resync:

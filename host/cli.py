@@ -1,4 +1,4 @@
-"""The `tablehost` command: serve, bots, play, demo, status, drain, verify, tournament, loadtest.
+"""The `tablehost` command: serve, bots, play, demo, status, drain, verify, tournament, organiser, loadtest.
 
 A request the host refuses (any gRPC call of the lobby, tournament or admin
 services, from any command) ends the command with one line on stderr,
@@ -141,6 +141,25 @@ async def _bots(args: argparse.Namespace) -> int:
     else:
         print(format_summary(summary))
     return 0 if summary.ok else 1
+
+
+def _player_token(args: argparse.Namespace) -> int:
+    """Print a token for `args.player`, signed with TABLEHOST_PLAYER_AUTH_SECRET."""
+    import time
+
+    from tablehost.host.identity import player_token
+
+    secret = os.environ.get("TABLEHOST_PLAYER_AUTH_SECRET", "").encode()
+    if len(secret) < 32:
+        raise SystemExit("tablehost player-token: set TABLEHOST_PLAYER_AUTH_SECRET (at least 32 bytes), the secret "
+                         "the host's --player-auth hmac checks tokens with")
+    if args.days <= 0:
+        raise SystemExit(f"tablehost player-token: --days takes a positive number, got {args.days}")
+    try:
+        print(player_token(secret, args.player, time.time_ns() // 1_000_000 + round(args.days * 86_400_000)))
+    except ValueError as error:
+        raise SystemExit(f"tablehost player-token: {error}") from None
+    return 0
 
 
 def _record_dir(path: str | None) -> Path | None:
@@ -325,6 +344,11 @@ def main(argv: list[str] | None = None) -> None:
     verify = commands.add_parser("verify", help="check finished games as players received them: deal, commands, hashes")
     add_verify_arguments(verify)
 
+    token = commands.add_parser("player-token", help="a player token for a host with --player-auth hmac "
+                                                     "(what the game's account service issues)")
+    token.add_argument("player", help="the player's id: 1 to 64 of A-Z a-z 0-9 . _ @ -")
+    token.add_argument("--days", type=float, default=1.0, help="how long it is valid (default: 1 day)")
+
     play = commands.add_parser("play", help="play a game in the terminal against bots")
     play.add_argument("game", help="a registered game, e.g. bigtwo")
     play.add_argument("--target", default="127.0.0.1:50051")
@@ -335,6 +359,10 @@ def main(argv: list[str] | None = None) -> None:
     from tablehost.host.tournament_cli import add_tournament_commands
 
     add_tournament_commands(commands, HostConfig.add_arguments, _add_tls_ca_argument)
+
+    from tablehost.host.organiser_cli import add_organiser_commands
+
+    add_organiser_commands(commands)
 
     from tablehost.host.loadtest.settings import add_loadtest_arguments
 
@@ -373,10 +401,16 @@ def main(argv: list[str] | None = None) -> None:
         from tablehost.host.verify import run_verify
 
         sys.exit(run_verify(args))
+    elif args.command == "player-token":
+        sys.exit(_player_token(args))
     elif args.command == "play":
         sys.exit(_run("play", _play(args)))
     elif args.command == "tournament":
         sys.exit(_run(f"tournament {args.action}", _tournament(args)))
+    elif args.command == "organiser":
+        from tablehost.host.organiser_cli import run_organiser_command
+
+        sys.exit(run_organiser_command(args))
     elif args.command == "loadtest":
         sys.exit(_run("loadtest", _loadtest(args)))
 

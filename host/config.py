@@ -4,6 +4,7 @@ environment variables (TABLEHOST_*) over defaults, and passed down."""
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import secrets
 import ssl
@@ -13,10 +14,16 @@ from pathlib import Path
 
 from tablehost.actors.config import DEFAULT_TABLES_PER_ROOM, LobbyConfig, RoomConfig, default_free_slots
 from tablehost.actors.log_format import LOG_FORMATS
+from tablehost.host.identity import load_verifier
 
 
 def _env(name: str, default: str | None = None) -> str | None:
     return os.environ.get(f"TABLEHOST_{name}", default)
+
+
+def _env_list(name: str) -> list[str]:
+    """A comma-separated TABLEHOST_ variable as a list (empty when unset)."""
+    return [item.strip() for item in (_env(name) or "").split(",") if item.strip()]
 
 
 def game_module_paths(flags: list[str]) -> tuple[str, ...]:
@@ -117,11 +124,20 @@ class HostConfig:
     # The store is this run's own folder (the default of an embedded host):
     # deleted when the host stops, as nothing after the run can use it.
     store_is_temporary: bool = False
-    # A table stream must say hello this soon after it opens.
+    # A table stream must say hello this soon after it opens, and a front
+    # door call must send its request this soon after it opens.
     hello_timeout_s: float = 5.0
+    request_timeout_s: float = 10.0
     # A new table waits this long at most for every seat's hello (each bringing
     # the player's entropy for the deal); 0 deals at once, without any.
     deal_wait_s: float = 3.0
+    # Who a call comes from (host/identity.py): "" (its address), "hmac"
+    # (player tokens signed with player_auth_secret) or module:ATTRIBUTE.
+    player_auth: str = ""
+    player_auth_secret: bytes = field(default=b"", repr=False)
+    # Addresses (or CIDR networks) no per-client quota applies to: the
+    # operator's own load generators (host/quotas.py).
+    quota_exempt: tuple[str, ...] = ()
     # PEM certificate chain and key for the front door and every room's table
     # server; empty: plaintext.
     tls_cert_pem: bytes = b""
@@ -132,6 +148,12 @@ class HostConfig:
     metrics_port: int | None = None
     # "text" or "json" (one object a line), for every process of the host.
     log_format: str = "text"
+    # Tournaments not yet finished one organiser may have at once: each holds
+    # a process until it finishes (docs/operations.md, "Sizing").
+    max_tournaments_per_organiser: int = 10
+    # A tournament not started this long after its creation expires (an
+    # organiser may ask for less).
+    tournament_start_within_s: float = 24 * 3600.0
 
     def __post_init__(self) -> None:
         if len(self.token_secret) < MIN_TOKEN_SECRET_BYTES:
@@ -147,6 +169,8 @@ class HostConfig:
             raise ValueError(f"the metrics port must be 0-65535, got {self.metrics_port}")
         if self.log_format not in LOG_FORMATS:
             raise ValueError(f"the log format must be one of {', '.join(LOG_FORMATS)}, got {self.log_format!r}")
+        if self.max_tournaments_per_organiser < 1 or self.tournament_start_within_s <= 0:
+            raise ValueError("an organiser may have at least 1 tournament, and a tournament some time to start")
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
@@ -186,9 +210,17 @@ class HostConfig:
                                  "(default: a new local folder per run for an embedded host, none on a cluster)")
         parser.add_argument("--hello-timeout", type=float, default=float(_env("HELLO_TIMEOUT_S", "5")),
                             help="seconds a table stream may stay open without saying hello")
+        parser.add_argument("--request-timeout", type=float, default=float(_env("REQUEST_TIMEOUT_S", "10")),
+                            metavar="S", help="seconds a front door call may stay open without sending its request")
         parser.add_argument("--deal-wait", type=float, default=float(_env("DEAL_WAIT_S", "3")), metavar="S",
                             help="seconds a new table waits for every seat's hello (and entropy) before it deals; "
                                  "0: deal at once, with no player's entropy")
+        parser.add_argument("--player-auth", default=_env("PLAYER_AUTH", ""), metavar="hmac|MODULE:ATTR",
+                            help="prove players by a token their game's account service issues: hmac (signed with "
+                                 "TABLEHOST_PLAYER_AUTH_SECRET) or your own verifier; default: a client is its address")
+        parser.add_argument("--quota-exempt", action="append", default=_env_list("QUOTA_EXEMPT"), metavar="CIDR",
+                            help="an address or network no per-client quota applies to (your load generators); "
+                                 "repeatable")
         parser.add_argument("--tls-cert", default=_env("TLS_CERT"), metavar="FILE",
                             help="PEM certificate chain: serve the front door and the rooms over TLS")
         parser.add_argument("--tls-key", default=_env("TLS_KEY"), metavar="FILE", help="PEM private key of --tls-cert")
@@ -198,6 +230,12 @@ class HostConfig:
                                  "0: any free port; default: no metrics")
         parser.add_argument("--log-format", choices=LOG_FORMATS, default=_env("LOG_FORMAT", "text"),
                             help="the log of every process: lines for people (text) or one JSON object a line")
+        parser.add_argument("--max-tournaments-per-organiser", type=int,
+                            default=int(_env("MAX_TOURNAMENTS_PER_ORGANISER", "10")), metavar="N",
+                            help="tournaments not yet finished one organiser may have at once (each holds a process)")
+        parser.add_argument("--tournament-start-within", type=float,
+                            default=float(_env("TOURNAMENT_START_WITHIN_S", str(24 * 3600))), metavar="S",
+                            help="seconds a tournament may wait for its start before it expires (default 24 h)")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "HostConfig":
@@ -211,13 +249,27 @@ class HostConfig:
             raise SystemExit("--rooms-per-cpu must be positive, --free-slots at least 0, --max-waiting at least 1")
         if args.hello_timeout <= 0:
             raise SystemExit(f"--hello-timeout takes a positive number of seconds, got {args.hello_timeout}")
+        if args.request_timeout <= 0:
+            raise SystemExit(f"--request-timeout takes a positive number of seconds, got {args.request_timeout}")
         if not 0 <= args.deal_wait <= MAX_DEAL_WAIT_S:
             raise SystemExit(f"--deal-wait takes 0 to {MAX_DEAL_WAIT_S:g} seconds, got {args.deal_wait}")
+        for network in args.quota_exempt:
+            try:
+                ipaddress.ip_network(network, strict=False)
+            except ValueError:
+                raise SystemExit(f"--quota-exempt takes an address or CIDR network, got {network!r}") from None
+        try:
+            load_verifier(args.player_auth, (_env("PLAYER_AUTH_SECRET") or "").encode(), lambda: 0)
+        except (ValueError, ImportError, AttributeError) as error:
+            raise SystemExit(f"--player-auth: {error}") from None
         tls_cert, tls_key = _tls_files(args.tls_cert, args.tls_key)
         if args.metrics_port is not None and not 0 <= args.metrics_port <= 65535:
             raise SystemExit(f"--metrics-port takes a port 0-65535, got {args.metrics_port}")
         if args.log_format not in LOG_FORMATS:  # TABLEHOST_LOG_FORMAT bypasses argparse's choices
             raise SystemExit(f"--log-format takes {' or '.join(LOG_FORMATS)}, got {args.log_format!r}")
+        if args.max_tournaments_per_organiser < 1 or args.tournament_start_within <= 0:
+            raise SystemExit("--max-tournaments-per-organiser takes at least 1, --tournament-start-within a positive "
+                             "number of seconds")
         return cls(
             host=args.host,
             port=args.port,
@@ -244,10 +296,16 @@ class HostConfig:
             store_is_temporary=args.store is None and args.address is None,
             hello_timeout_s=args.hello_timeout,
             deal_wait_s=args.deal_wait,
+            request_timeout_s=args.request_timeout,
+            player_auth=args.player_auth,
+            quota_exempt=tuple(args.quota_exempt),
+            player_auth_secret=(_env("PLAYER_AUTH_SECRET") or "").encode(),
             tls_cert_pem=tls_cert,
             tls_key_pem=tls_key,
             metrics_port=args.metrics_port,
             log_format=args.log_format,
+            max_tournaments_per_organiser=args.max_tournaments_per_organiser,
+            tournament_start_within_s=args.tournament_start_within,
         )
 
     def lobby_config(self, run_id: str = "") -> LobbyConfig:

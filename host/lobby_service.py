@@ -3,7 +3,11 @@ protobuf becomes calls on the lobby actor, and where bad requests stop.
 
 Waiting players wait here (host/waiting.py), not in a Ray call each. Every
 request is checked before it reaches the lobby: a known game, a variant the
-game declares, bounded names and tickets; each refusal has its own status."""
+game declares, bounded names and tickets, join data the game accepts; each
+refusal has its own status. Each call is its client's (the guard named it,
+host/call_guard.py): a client waits for a few seats at most, and LookupTable
+and Spectate cost the lobby one call per batch of them, not one each
+(host/table_locations.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +22,12 @@ from grpc import aio
 
 from tablehost.actors.lobby import CODE_ALPHABET, CODE_LENGTH
 from tablehost.actors.matchmaking import LobbyRefused, Refusal
+from tablehost.actors.tokens import SPECTATOR_SEAT
+from tablehost.actors.unary_parsing import CLIENT
+from tablehost.games.engine.rules import InvalidJoin
 from tablehost.games.registry import GameCatalog, UnknownGame, UnknownVariant
+from tablehost.host.quotas import OverQuota, Quotas
+from tablehost.host.table_locations import TableLocations
 from tablehost.host.waiting import WaitingRoom
 from tablehost.v1 import lobby_pb2 as pb
 from tablehost.v1 import lobby_pb2_grpc, table_pb2
@@ -85,21 +94,25 @@ def check_code(code: str) -> str:
 
 
 class LobbyService(lobby_pb2_grpc.LobbyServicer):
-    def __init__(self, lobby: Any, waiting: WaitingRoom, catalog: GameCatalog) -> None:
+    def __init__(self, lobby: Any, waiting: WaitingRoom, catalog: GameCatalog, quotas: Quotas) -> None:
         self._lobby = lobby
         self._waiting = waiting
         self._catalog = catalog
+        self._quotas = quotas
+        self._locations = TableLocations(lambda table_ids: lobby.describe_tables.remote(table_ids))
 
     async def JoinQueue(self, request: pb.JoinQueueRequest, context: aio.ServicerContext) -> pb.TableAssignment:
         try:
             self._catalog.check_variant(request.game, request.variant)
             name = check_text("display_name", request.display_name, MAX_DISPLAY_NAME)
             ticket = check_text("ticket", request.ticket, MAX_TICKET) or uuid.uuid4().hex
-            join_data = decode_join_data(request.join_data)
+            join_data = self._catalog.rules(request.game).accepted_join(decode_join_data(request.join_data))
+        except InvalidJoin as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"join data refused by {request.game}: {error}")
         except (UnknownGame, UnknownVariant, BadRequest) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error.args[0]))
         join = {"game": request.game, "variant": request.variant, "name": name, "join": join_data,
-                "seats": request.seats}
+                "seats": request.seats, "client": self._client()}
         return await self._wait_for_seat(context, ticket, join)
 
     async def JoinPrivateTable(
@@ -112,7 +125,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             join_data = decode_join_data(request.join_data)
         except BadRequest as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        return await self._wait_for_seat(context, ticket, {"code": code, "name": name, "join": join_data})
+        return await self._wait_for_seat(context, ticket, {"code": code, "name": name, "join": join_data,
+                                                           "client": self._client()})
 
     async def LeaveQueue(self, request: pb.LeaveQueueRequest, context: aio.ServicerContext) -> pb.LeaveQueueResponse:
         try:
@@ -133,7 +147,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error.args[0]))
         created = await self._call(
             context,
-            self._lobby.create_private_table.remote(request.game, request.variant, request.turn_timeout_ms, request.seats),
+            self._lobby.create_private_table.remote(request.game, request.variant, request.turn_timeout_ms,
+                                                    request.seats, self._client()),
         )
         return pb.PrivateTable(**created)
 
@@ -142,19 +157,41 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             table_id = check_key("table_id", request.table_id, MAX_TABLE_ID)
         except BadRequest as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        return pb.TableAssignment(**await self._call(context, self._lobby.spectate.remote(table_id)))
+        table = await self._call(context, self._locations.describe(table_id))
+        if table["resuming"]:
+            await context.abort(grpc.StatusCode.UNAVAILABLE,
+                                f"table {table_id} is moving to another room; try again shortly")
+        return pb.TableAssignment(table_id=table_id, endpoint=table["endpoint"], seat=SPECTATOR_SEAT,
+                                  seat_token=table["spectator_token"], game=table["game"],
+                                  display_names=table["players"], ticket="", deal_commitment=table["commitment"])
 
     async def LookupTable(self, request: pb.LookupTableRequest, context: aio.ServicerContext) -> table_pb2.TableLocation:
         try:
             table_id = check_key("table_id", request.table_id, MAX_TABLE_ID)
         except BadRequest as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        return table_pb2.TableLocation(**await self._call(context, self._lobby.lookup_table.remote(table_id)))
+        table = await self._call(context, self._locations.describe(table_id))
+        return table_pb2.TableLocation(table_id=table_id, endpoint=table["endpoint"], running=not table["resuming"])
+
+    def _client(self) -> str:
+        """The call's client as the lobby's own limits see it: none at all
+        for a client the operator exempted (actors/client_limits.py)."""
+        client = CLIENT.get()
+        return "" if self._quotas.exempt(client) else client
 
     async def _wait_for_seat(self, context: aio.ServicerContext, ticket: str, join: dict[str, str]) -> pb.TableAssignment:
         """Wait at this front door until the lobby seats the ticket. If the
-        client hangs up, gRPC cancels this call and the ticket leaves."""
-        seated = await self._call(context, self._waiting.wait_for_seat(ticket, join))
+        client hangs up, gRPC cancels this call and the ticket leaves. A
+        client waits for a few seats at once at most (host/quotas.py)."""
+        client = CLIENT.get()
+        try:
+            self._quotas.hold_join(client)
+        except OverQuota as error:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
+        try:
+            seated = await self._call(context, self._waiting.wait_for_seat(ticket, join))
+        finally:
+            self._quotas.release_join(client)
         return pb.TableAssignment(**seated)
 
     async def _call(self, context: aio.ServicerContext, awaitable: Any) -> Any:

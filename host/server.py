@@ -8,6 +8,7 @@ import logging
 import os
 import secrets
 import shutil
+import time
 from typing import Any
 
 from grpc import aio
@@ -18,9 +19,12 @@ from tablehost.actors.server_options import FRONT_DOOR_PENDING_CALLS, bind_port,
 from tablehost.actors.unary_parsing import add_unary_service
 from tablehost.games.registry import GameCatalog
 from tablehost.host.admin_service import AdminService
+from tablehost.host.call_guard import FrontDoorGuard
 from tablehost.host.config import HostConfig
 from tablehost.host.door_metrics import DoorMetrics
+from tablehost.host.identity import Identities, allowance_for, load_verifier
 from tablehost.host.lobby_service import LobbyService
+from tablehost.host.quotas import Quotas
 from tablehost.host.tournament_service import TournamentService, TournamentSettings
 from tablehost.host.waiting import WaitingRoom
 from tablehost.v1 import admin_pb2, lobby_pb2, table_pb2, tournament_pb2
@@ -74,6 +78,10 @@ def start_ray(config: HostConfig) -> None:
         ray.init(address=config.ray_address, namespace=NAMESPACE, log_to_driver=False)
 
 
+def _clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
 def new_run_id() -> str:
     """A random id for one run of the host: in every table id and seat token,
     so nothing issued by an earlier run (same seed, same secret) is accepted."""
@@ -115,6 +123,7 @@ class Host:
         self.server: aio.Server | None = None
         self.port = 0
         self.metrics: DoorMetrics | None = None
+        self.quotas: Quotas | None = None
         self._health = health.aio.HealthServicer()
 
     @property
@@ -130,14 +139,19 @@ class Host:
         catalog = GameCatalog.load(self.config.game_modules, self.config.game_path)
         pending_calls = max(self.config.max_waiting, FRONT_DOOR_PENDING_CALLS)
         server = aio.server(options=server_options(MAX_REQUEST_BYTES, pending_calls))
-        # Requests parsed by the services' edge: bytes that are not a request are INVALID_ARGUMENT.
+        # Every call is its client's, counted against the client's quotas,
+        # and its request parsed at the services' edge: bytes that are not
+        # a request are INVALID_ARGUMENT (actors/unary_parsing.py).
+        verifier = load_verifier(self.config.player_auth, self.config.player_auth_secret, _clock_ms)
+        self.quotas = Quotas(allowance_for(self.config.quota_exempt))
+        guard = FrontDoorGuard(Identities(verifier), self.quotas, self.config.request_timeout_s)
         add_unary_service(server, lobby_pb2.DESCRIPTOR.services_by_name["Lobby"],
-                          LobbyService(self.lobby, self.waiting, catalog))
-        add_unary_service(server, admin_pb2.DESCRIPTOR.services_by_name["Admin"], AdminService(self.lobby, self.waiting))
-        tournaments = TournamentSettings(self.config.store, self.config.token_secret, self.config.game_modules,
-                                         self.config.game_path, log_format=self.config.log_format)
+                          LobbyService(self.lobby, self.waiting, catalog, self.quotas), guard)
+        add_unary_service(server, admin_pb2.DESCRIPTOR.services_by_name["Admin"], AdminService(self.lobby, self.waiting),
+                          guard)
+        tournaments = TournamentSettings.of_host(self.config)
         add_unary_service(server, tournament_pb2.DESCRIPTOR.services_by_name["Tournaments"],
-                          TournamentService(tournaments, catalog))
+                          TournamentService(tournaments, catalog), guard)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         # Rooms serve Table without reflection (their memory is their
         # tables'): the front door describes it, so tools can fetch it here.

@@ -45,16 +45,19 @@ from tablehost.games.duel import timings as duel_timings
 from tablehost.games.duel.catalog import LUCKY_COIN, spec_of
 from tablehost.games.duel.cards import MINION, SECRET, SPELL, WEAPON, Source
 from tablehost.games.duel.deaths import game_result, resolve_deaths
-from tablehost.games.duel.decks import checked_deck
+from tablehost.games.duel.decks import DECK_SIZE, checked_deck
 from tablehost.games.duel.view import seat_views
 from tablehost.games.engine.draw import DrawPlugin, create_draw_card_action
 from tablehost.games.engine.engine import Context
 from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.flow import Phase, begin_turn, finish_phase
+from tablehost.games.engine.joins import JoinShape, Text, TextList
 from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin
 from tablehost.games.engine.rules import GameRules, Request
 from tablehost.games.engine.state import State, add_zone, create_zone, move_card
 from tablehost.games.engine.views import View
+
+MAX_NAME_LENGTH = 64
 
 DEFAULT_TURN_TIMEOUT_MS = 90_000
 DEFAULT_HERO_HEALTH = 25
@@ -391,6 +394,14 @@ class Duel(GameRules):
             VAR_TIMEOUT: _positive_int(options, "turn_timeout_ms", self.default_turn_timeout_ms),
             VAR_HERO_HEALTH: _positive_int(options, "hero_health", DEFAULT_HERO_HEALTH, MAX_HERO_HEALTH),
         }
+
+    # Names of decks, classes and cards are far shorter; a list twice a
+    # deck's size is told its size by checked_deck rather than cut short.
+    join_shapes = (
+        JoinShape({"deck": Text(MAX_NAME_LENGTH)}),
+        JoinShape({"class": Text(MAX_NAME_LENGTH), "cards": TextList(2 * DECK_SIZE, MAX_NAME_LENGTH),
+                   "deck": Text(MAX_NAME_LENGTH)}, optional=frozenset({"deck"})),
+    )
 
     def check_join(self, join: Mapping[str, Any]) -> dict[str, Any]:
         """`{"deck": "mage-basic"}` or `{"class": "mage", "cards": [...]}`; see decks.py."""

@@ -92,7 +92,7 @@ class Match:
         join = self.join if self.join is not None else [{} for _ in self.players]
         if len(join) != len(self.players):
             raise ValueError(f"join data for {len(join)} seats, but {len(self.players)} players")
-        self.join = [self.rules.check_join(data) for data in join]
+        self.join = [self.rules.accepted_join(data) for data in join]
         self._engine = self.rules.engine()
         self._fairness = {"commitment": self.seed.commitment}
         self.state, self.events = None, []

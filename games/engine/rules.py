@@ -18,15 +18,13 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from tablehost.games.engine.engine import Engine
+from tablehost.games.engine.joins import InvalidJoin, JoinShape, check_shape
 from tablehost.games.engine.plugin import Plugin
 from tablehost.games.engine.state import State
 from tablehost.games.engine.views import View
 
 Action = dict[str, Any]
-
-
-class InvalidJoin(ValueError):
-    """A player's join data the game does not accept (an unknown deck, say)."""
+__all__ = ["Action", "GameRules", "InvalidJoin", "JoinShape", "Placing", "Request"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +76,9 @@ class GameRules:
     variants: ClassVar[Mapping[str, str]] = {"": "standard rules"}
     default_turn_timeout_ms: ClassVar[int] = 30_000
     plugins: ClassVar[tuple[Plugin, ...]]
+    # The forms a player's join data may take (games/engine/joins.py); none:
+    # the game takes no join data.
+    join_shapes: ClassVar[tuple[JoinShape, ...]] = ()
 
     # -- setting a game up ------------------------------------------------------
 
@@ -103,12 +104,25 @@ class GameRules:
         """Variables from the table's options (e.g. a turn timeout); none by default."""
         return {}
 
+    def accepted_join(self, join: Any) -> dict[str, Any]:
+        """A player's join data as the game keeps it, or InvalidJoin: the one
+        door join data passes through. Its shape is checked before any of
+        the game's own code sees it, and anything else the game raises on it
+        (the game's bug, kept as the refusal's cause) is refused too, so that
+        one player's data can cost nobody else anything."""
+        shaped = check_shape(join, self.join_shapes)
+        try:
+            return self.check_join(shaped)
+        except InvalidJoin:
+            raise
+        except Exception as error:
+            raise InvalidJoin(f"{self.name} could not read this join data ({type(error).__name__})") from error
+
     def check_join(self, join: Mapping[str, Any]) -> dict[str, Any]:
-        """A player's join data as the game will keep it, or InvalidJoin with
-        the reason. By default a game takes none."""
-        if join:
-            raise InvalidJoin(f"{self.name} takes no join data, got keys {sorted(join)[:5]}")
-        return {}
+        """A player's join data, already of one of `join_shapes`, as the game
+        will keep it, or InvalidJoin with the reason. By default the data
+        as it came (a game with no shapes gets only an empty map)."""
+        return dict(join)
 
     def example_join(self) -> dict[str, Any]:
         """Join data for a player who brings none (the CLI's bots, demo and

@@ -143,8 +143,19 @@ def settings_from_args(args: argparse.Namespace, tls_root_cert: bytes | None) ->
         duration_s=args.duration, profile=profile, profile_source=source, agents_per_node=args.agents_per_node,
         out=out, show_progress=not args.no_progress, seed=args.seed if args.seed is not None else 0,
         game_modules=modules, game_path=game_path, tls_root_cert=tls_root_cert,
-        host_config=None if args.target else HostConfig.from_args(args),
+        host_config=None if args.target else _own_host(args),
     )
+
+
+def _own_host(args: argparse.Namespace) -> HostConfig:
+    """The host a load test starts itself: `serve`'s flags, and on one
+    machine (no --address) its own agents' address, 127.0.0.1, exempt from
+    the per-client quotas unless the flags say otherwise (every player the
+    run makes calls from it)."""
+    config = HostConfig.from_args(args)
+    if args.address is None and not config.quota_exempt:
+        config = dataclasses.replace(config, quota_exempt=("127.0.0.1",))
+    return config
 
 
 def last_arrival_s(profile: LoadProfile, tables: int) -> float:
@@ -177,7 +188,7 @@ def _resolve_game(share: GameShare, catalog: GameCatalog) -> GameShare:
         raise ProfileError(f"{where}: no bot {share.bot!r}; choose from {', '.join(sorted(bots))}")
     join_data = dict(share.join_data) if share.join_data is not None else rules.example_join()
     try:
-        rules.check_join(join_data)
+        rules.accepted_join(join_data)
     except InvalidJoin as error:
         raise ProfileError(f"{where}: join_data: {error}") from None
     return dataclasses.replace(share, seats=seats, join_data=join_data)

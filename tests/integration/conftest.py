@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Any, Coroutine, TypeVar
@@ -17,6 +18,18 @@ from tablehost.host.config import HostConfig
 from tablehost.host.server import Host
 
 T = TypeVar("T")
+
+# The session host's secret (seat tokens, tournament keys, organiser tokens).
+TOKEN_SECRET = "integration-tests-secret-of-the-session-host"
+# What the session host's players prove themselves with (host/identity.py, `--player-auth hmac`).
+PLAYER_AUTH_SECRET = b"integration-tests-player-accounts-secret"
+
+
+def player_token(player: str) -> str:
+    """A token for `player` as the game's account service would issue it."""
+    from tablehost.host.identity import player_token as signed
+
+    return signed(PLAYER_AUTH_SECRET, player, time.time_ns() // 1_000_000 + 3_600_000)
 
 
 class HostThread:
@@ -56,6 +69,11 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostThread]:
         port=0, linger_s=2.0, abandon_after_s=1.0, seed=20261129, commit_rate=200.0, hello_timeout_s=1.0,
         tables_per_room=300, free_slots=32, idle_release_s=5.0,
         game_modules=("tests.testgames.faulty:RULES", "tests.testgames.trio:RULES"), metrics_port=0,
+        # Text, as TABLEHOST_TOKEN_SECRET is: the tools a test runs (`tablehost organiser issue`) sign with it too.
+        token_secret=TOKEN_SECRET.encode(),
+        # Every test's client is on 127.0.0.1, where one address's quotas would hold all of them back:
+        # a test of the quotas signs its clients in as players (player_token below).
+        quota_exempt=("127.0.0.1",), player_auth="hmac", player_auth_secret=PLAYER_AUTH_SECRET, request_timeout_s=2.0,
     )
     running = HostThread(config)
     running.start()

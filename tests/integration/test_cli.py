@@ -110,28 +110,41 @@ def tablehost(*arguments: str) -> subprocess.CompletedProcess[str]:
                           stdin=subprocess.DEVNULL)
 
 
+def organiser_token(host) -> str:
+    """A token the operator would issue (`tablehost organiser issue`): creating a tournament needs one."""
+    from tablehost.actors.store.event_log import open_event_log
+    from tablehost.host.organisers import OrganiserRegistry, now_ms
+
+    registry = OrganiserRegistry(open_event_log(host.host.config.store))
+    return registry.issue(host.host.config.token_secret, "cli tests", 24 * 3600 * 1000, now_ms())[0]
+
+
 def test_tournaments_take_the_format_that_fits_their_games_table(host) -> None:
+    token = organiser_token(host)
     for game, fitting in (("bigtwo", "table_rounds"), ("duel", "swiss")):
-        created = tablehost("tournament", "create", "--target", host.target, "--game", game)
+        created = tablehost("tournament", "create", "--target", host.target, "--game", game, "--organiser-token", token,
+                            "--start-within", "60")
         assert created.returncode == 0, created.stderr
         tournament_id = json.loads(created.stdout)["tournament_id"]
         shown = tablehost("tournament", "status", tournament_id, "--target", host.target, "--json")
         assert json.loads(shown.stdout)["format"] == fitting
     simulated = tablehost("tournament", "simulate", "--target", host.target, "--game", "bigtwo", "--players", "8",
-                          "--rounds", "1", "--no-progress")
+                          "--rounds", "1", "--no-progress", "--organiser-token", token)
     assert simulated.returncode == 0, simulated.stderr[-3000:]
     summary = json.loads(simulated.stdout.strip().splitlines()[-1])
     assert summary["format"] == "table_rounds" and summary["state"] == "finished" and summary["games"] == 2
 
 
 def test_a_request_the_host_refuses_is_told_in_one_line_with_its_reason(host) -> None:
-    created = json.loads(tablehost("tournament", "create", "--target", host.target).stdout)
+    token = organiser_token(host)
+    created = json.loads(tablehost("tournament", "create", "--target", host.target, "--organiser-token", token,
+                                   "--start-within", "60").stdout)
     refusals = {
         "tournament start: PERMISSION_DENIED: ": tablehost(
             "tournament", "start", created["tournament_id"], "--key", "not-the-key", "--target", host.target),
         "tournament simulate: INVALID_ARGUMENT: bigtwo": tablehost(
             "tournament", "simulate", "--target", host.target, "--game", "bigtwo", "--format", "swiss",
-            "--players", "4"),
+            "--players", "4", "--organiser-token", token),
         "play: INVALID_ARGUMENT: bigtwo has no variant 'tiny'": tablehost(
             "play", "bigtwo", "--variant", "tiny", "--target", host.target),
         "bots: INVALID_ARGUMENT: bigtwo has no variant 'tiny'": tablehost(

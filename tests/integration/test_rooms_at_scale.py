@@ -123,17 +123,18 @@ def test_a_table_whose_rules_fail_is_closed_and_its_room_carries_on(host) -> Non
             neighbours.append(await seat_table(host.target))
         lobbies, sessions = next((l, s) for l, s in neighbours if room_of(host, s[0].table_id) == faulty_room)
         try:
-            # The table before its deal, then the deal at its deadline (no other seat says hello).
+            # Every seat says hello (a table whose seat never comes is cancelled, not dealt):
+            # three on streams held open, seat 0 reading the table before its deal, then the deal.
+            held = {a.seat: asyncio.ensure_future(read_until_closed(a.endpoint, a.seat_token)) for a in faulty[1:]}
             first = await raw_exchange(faulty[0].endpoint, [hello(faulty[0].seat_token)], 2)
             to_act = apply_delta(decode(first[0][0].snapshot.view), decode(first[0][1].delta.delta))["to_act"]
-            watcher = asyncio.ensure_future(read_until_closed(faulty[(to_act + 1) % 4].endpoint,
-                                                              faulty[(to_act + 1) % 4].seat_token))
-            await wait_until(lambda: host.call(_streams(host, faulty[0].table_id)) >= 1, timeout=10)
+            watching = next(seat for seat in held if seat != to_act)
             exploded = await raw_exchange(
                 faulty[to_act].endpoint,
                 [hello(faulty[to_act].seat_token), commit("boom", msgpack.packb({"type": "explode"}))], 3,
             )
-            watched = await watcher
+            watched = await held[watching]
+            await asyncio.gather(*held.values(), return_exceptions=True)
             await wait_until(lambda: host.lobby("table_record", faulty[0].table_id)["outcome"] is not None)
             lookup = await _lookup_status(faulty_lobbies[0], faulty[0].table_id)
             await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
@@ -160,7 +161,10 @@ def test_a_turn_timer_whose_automatic_move_fails_closes_only_that_table(host) ->
         # Long enough for the stream to attach before the first turn expires.
         lobbies, faulty = await seat_faulty_table(host, turn_timeout_ms=2000)
         try:
-            closed = await read_until_closed(faulty[0].endpoint, faulty[0].seat_token)
+            # Every seat says hello, so the table deals (and its first turn's timer explodes).
+            held = [asyncio.ensure_future(read_until_closed(a.endpoint, a.seat_token)) for a in faulty]
+            closed = await held[0]
+            await asyncio.gather(*held, return_exceptions=True)
             await wait_until(lambda: host.lobby("table_record", faulty[0].table_id)["outcome"] is not None)
             return closed, faulty[0].table_id
         finally:

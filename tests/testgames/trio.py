@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablehost.games.engine.engine import Context
+from tablehost.games.engine.joins import JoinShape, Text
 from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin, Skill
 from tablehost.games.engine.rules import GameRules, InvalidJoin, Request
@@ -143,15 +144,12 @@ class Trio(GameRules):
     def initial_variables(self, options: dict[str, Any]) -> dict[str, Any]:
         return {"timeout_ms": options.get("turn_timeout_ms", DEFAULT_TIMEOUT_MS), "scores": [0] * SEATS}
 
+    join_shapes = (JoinShape({"league": Text(16), "mark": Text(4)}, optional=frozenset({"mark"})),)
+
     def check_join(self, join: Mapping[str, Any]) -> dict[str, Any]:
-        if set(join) - {"league", "mark"}:
-            raise InvalidJoin(f"trio takes a league and a mark, not {sorted(set(join) - {'league', 'mark'})}")
-        if join.get("league") not in LEAGUES:
-            raise InvalidJoin(f"unknown league {join.get('league')!r}; choose one of {', '.join(LEAGUES)}")
-        mark = join.get("mark", "")
-        if not isinstance(mark, str) or len(mark) > 4:
-            raise InvalidJoin("a mark is a string of at most 4 characters")
-        return {"league": join["league"], "mark": mark}
+        if join["league"] not in LEAGUES:
+            raise InvalidJoin(f"unknown league {join['league']!r}; choose one of {', '.join(LEAGUES)}")
+        return {"league": join["league"], "mark": join.get("mark", "")}
 
     def join_partition(self, join: Mapping[str, Any]) -> str:
         return str(join["league"])

@@ -305,9 +305,12 @@ def test_registered_decks_are_accepted_and_kept_with_their_cards() -> None:
 
 
 @pytest.mark.parametrize(("join", "reason"), [
-    ({}, "choose a deck"),
+    ({}, "none of what this game takes: {deck: a string"),
     ({"deck": "warlock-zoo"}, "unknown deck 'warlock-zoo'"),
-    ({"deck": "mage-basic", "hat": 1}, "not hat"),
+    ({"deck": "mage-basic", "hat": 1}, "keys \\['deck', 'hat'\\] is none of what this game takes"),
+    ({"deck": ["mage-basic"]}, "deck is a string, not a list"),
+    ({b"deck": "mage-basic"}, "keys are strings"),
+    ({"class": "mage", "cards": ["Lantern Moth"] * 61}, "cards has at most 60 items, not 61"),
     ({"class": "druid", "cards": ["Lantern Moth"] * 30}, "unknown class 'druid'"),
     ({"class": "mage", "cards": ["Lantern Moth"] * 29}, "exactly 30 cards, this one 29"),
     ({"class": "mage", "cards": ["Lantern Moth"] * 28 + ["Frostbolt", "Frostbolt"]},
@@ -316,11 +319,12 @@ def test_registered_decks_are_accepted_and_kept_with_their_cards() -> None:
      "legendary card at most 1 time"),
     ({"class": "mage", "cards": DECKS["mage-basic"]["cards"][:-1] + ["Holy Light"]}, "may not hold Holy Light"),
     ({"class": "mage", "cards": DECKS["mage-basic"]["cards"][:-1] + ["Hound"]}, "no such card to put in a deck: Hound"),
-    ({"class": "mage", "cards": "Fireball"}, "a list of card names"),
+    ({"class": "mage", "cards": "Fireball"}, "cards is a list of strings, not str"),
+    ({"class": "mage", "cards": [1] * 30}, "each of cards is a string, not int"),
 ])
 def test_a_bad_deck_is_refused_at_join_with_its_reason(join: dict, reason: str) -> None:
     with pytest.raises(InvalidJoin, match=reason):
-        RULES.check_join(join)
+        RULES.accepted_join(join)
 
 
 def test_hero_health_and_the_turn_timer_are_options() -> None:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tablehost.actors.tokens import SeatClaim, TokenError, sign_seat_token, verify_seat_token
+from tablehost.actors.tokens import SeatClaim, TokenError, sign_seat_token, unb64url, verify_seat_token
 
 SECRET = b"k" * 32
 CLAIM = SeatClaim("bigtwo-1-abc", 2, expires_ms=10_000)
@@ -83,3 +83,22 @@ def test_an_oversized_token_is_refused_before_it_is_decoded() -> None:
         verify_seat_token(SECRET, "a" * 100_000 + "." + "b", now_ms=0)
     with pytest.raises(TokenError, match="malformed"):
         verify_seat_token(SECRET, "é.é", now_ms=0)
+
+
+@pytest.mark.parametrize("spoil", [
+    lambda token: token + "=",  # padding a token never has
+    lambda token: token.replace(".", ".=="),
+    lambda token: token[:5] + "!" + token[5:],  # a character outside the alphabet, which a lenient decoder skips
+    lambda token: token[:5] + " " + token[5:],
+    lambda token: token.replace(".", "\n."),
+])
+def test_a_token_has_one_spelling_and_junk_around_a_genuine_one_is_refused(spoil) -> None:
+    token = sign_seat_token(SECRET, SeatClaim("t-1", 2, 10_000))
+    with pytest.raises(TokenError, match="malformed"):
+        verify_seat_token(SECRET, spoil(token), 1_000)
+
+
+def test_unused_bits_in_the_last_character_are_refused() -> None:
+    assert unb64url("QQ") == b"A"
+    with pytest.raises(ValueError):
+        unb64url("QR")  # the same byte with a bit set that base64 does not use

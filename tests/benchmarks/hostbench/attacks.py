@@ -37,7 +37,7 @@ import grpc
 import msgpack
 
 from hostbench.children import Budget, Child, worker_argv
-from hostbench.host import HOST_KINDS, HostUnderTest
+from hostbench.host import HOST_KINDS, HostUnderTest, LOAD_GENERATOR_EXEMPT
 from hostbench.moves import MovesPlan, merge_bots, run_bots, split
 from hostbench.procs import MIB, cpu_delta_by_kind, machine_cpu_jiffies, machine_cpu_shares
 from tablehost.clients.sdk import LobbyClient
@@ -356,7 +356,7 @@ def run(plan: AttackPlan, logdir: Path, budget: Budget, seed: int) -> dict[str, 
     host's cores)."""
     shares = split(plan.tables, MovesPlan(levels=(plan.tables,), floors_at=(), split_above=plan.split_above))
     store = ["--store", plan.store] if plan.store else []
-    host = HostUnderTest("host-attacks", ["--seed", str(seed), *store], logdir, budget)
+    host = HostUnderTest("host-attacks", ["--seed", str(seed), *store, *LOAD_GENERATOR_EXEMPT], logdir, budget)
     try:
         run_bots(host, [1], logdir, seed + 1, "attacks-warmup", budget.seconds(plan.bots_timeout_s))
         calm = _phase(host, shares, logdir, seed + 10, "attacks-calm", budget.seconds(plan.bots_timeout_s), [])

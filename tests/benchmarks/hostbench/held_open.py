@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hostbench.children import Budget
-from hostbench.host import HOST_KINDS, HostUnderTest
+from hostbench.host import HOST_KINDS, HostUnderTest, LOAD_GENERATOR_EXEMPT
 from hostbench.load import PlayerProcesses, split_evenly
 from hostbench.procs import MIB, TreeReading, cpu_delta_by_kind, memory_info, open_files_limit
 from hostbench.stats import fit_line
@@ -70,7 +70,7 @@ def run(plan: HeldOpenPlan, logdir: Path, budget: Budget, seed: int) -> dict[str
              "--seed", str(seed)]
     result: dict[str, Any] = {"plan": plan.__dict__ | {"levels": list(plan.levels)}, "flags": flags, "levels": []}
     print(f"held open: starting a host ({' '.join(flags)}) and {plan.client_processes} client processes", flush=True)
-    host = HostUnderTest("host-held-open", flags, logdir, budget)
+    host = HostUnderTest("host-held-open", [*flags, *LOAD_GENERATOR_EXEMPT], logdir, budget)
     load: PlayerProcesses | None = None
     try:
         load = PlayerProcesses("held", host.target, plan.client_processes, logdir, plan.own_connections)

@@ -34,7 +34,7 @@ from typing import Any
 
 from hostbench import stats
 from hostbench.children import Budget, Child, run_to_end, tablehost_argv, worker_argv
-from hostbench.host import HOST_KINDS, HostUnderTest
+from hostbench.host import HOST_KINDS, HostUnderTest, LOAD_GENERATOR_EXEMPT
 from hostbench.procs import MIB, cpu_delta_by_kind, cpu_s
 
 BOTS_IMPORT_S = 60.0
@@ -199,7 +199,7 @@ def run(plan: MovesPlan, logdir: Path, budget: Budget, seed: int) -> dict[str, A
     host: HostUnderTest | None = None
     try:
         echo_target = echo.wait_for_line(r"listening on (\S+)", budget.seconds(ECHO_START_S)).group(1)
-        host = HostUnderTest("host-moves", flags, logdir, budget)
+        host = HostUnderTest("host-moves", [*flags, *LOAD_GENERATOR_EXEMPT], logdir, budget)
         result["rooms"] = int(host.status()["rooms"])
         # The warm-up game goes through the command line itself, `tablehost bots --json`.
         warm_child, code = run_to_end("bots-warmup", tablehost_argv("bots", "--target", host.target, "--tables", "1",

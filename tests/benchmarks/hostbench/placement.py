@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hostbench.children import Budget
-from hostbench.host import HOST_KINDS, HostUnderTest
+from hostbench.host import HOST_KINDS, HostUnderTest, LOAD_GENERATOR_EXEMPT
 from hostbench.moves import MovesPlan, merge_bots, run_bots, split
 from hostbench.procs import cpu_delta_by_kind
 
@@ -33,7 +33,7 @@ def run(plan: PlacementPlan, logdir: Path, budget: Budget, seed: int) -> dict[st
     for rooms_per_cpu in plan.rooms_per_cpu:
         flags = ["--seed", str(seed), "--rooms-per-cpu", f"{rooms_per_cpu:g}"]
         print(f"placement: a host with {' '.join(flags)}", flush=True)
-        host = HostUnderTest(f"host-placement-{rooms_per_cpu:g}", flags, logdir, budget)
+        host = HostUnderTest(f"host-placement-{rooms_per_cpu:g}", [*flags, *LOAD_GENERATOR_EXEMPT], logdir, budget)
         try:
             run_bots(host, [1], logdir, seed + 1, f"placement-warmup-{rooms_per_cpu:g}", budget.seconds(plan.bots_timeout_s))
             time.sleep(0.5)

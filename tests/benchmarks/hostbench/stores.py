@@ -18,7 +18,7 @@ from typing import Any
 
 from hostbench import ROOT
 from hostbench.children import Budget
-from hostbench.host import HOST_KINDS, HostUnderTest
+from hostbench.host import HOST_KINDS, HostUnderTest, LOAD_GENERATOR_EXEMPT
 from hostbench.moves import MovesPlan, merge_bots, run_bots, split
 from hostbench.procs import cpu_delta_by_kind, cpu_s
 
@@ -36,7 +36,8 @@ class StoresPlan:
 def _measure(name: str, store: str, plan: StoresPlan, logdir: Path, budget: Budget, seed: int,
              redis_pid: int | None) -> dict[str, Any]:
     shares = split(plan.tables, MovesPlan(levels=(plan.tables,), floors_at=(), split_above=plan.split_above))
-    host = HostUnderTest(f"host-store-{name}", ["--seed", str(seed), "--store", store], logdir, budget)
+    host = HostUnderTest(f"host-store-{name}", ["--seed", str(seed), "--store", store, *LOAD_GENERATOR_EXEMPT],
+                         logdir, budget)
     try:
         run_bots(host, [1], logdir, seed + 1, f"store-warmup-{name}", budget.seconds(plan.bots_timeout_s))
         time.sleep(0.5)  # let the warm-up table close before the measured run

@@ -21,7 +21,7 @@ from typing import Any
 
 from tablehost.actors.config import DEFAULT_TABLES_PER_ROOM, default_free_slots
 from hostbench.children import Budget
-from hostbench.host import HOST_KINDS, HostUnderTest
+from hostbench.host import HOST_KINDS, HostUnderTest, LOAD_GENERATOR_EXEMPT
 from hostbench.load import PlayerProcesses, split_evenly
 from hostbench.procs import cpu_delta_by_kind
 from hostbench.stats import nearest_rank
@@ -64,7 +64,7 @@ def start_host_with_rooms_for(name: str, tables: int, logdir: Path, budget: Budg
     room nor shares the machine with rooms the reserve would start behind it."""
     rooms = math.ceil((tables + default_free_slots(DEFAULT_TABLES_PER_ROOM)) / DEFAULT_TABLES_PER_ROOM)
     flags = ["--rooms-per-cpu", f"{rooms / (os.cpu_count() or 1):g}", "--seed", str(seed)]
-    return HostUnderTest(name, flags, logdir, budget)
+    return HostUnderTest(name, [*flags, *LOAD_GENERATOR_EXEMPT], logdir, budget)
 
 
 def run(plan: BurstPlan, logdir: Path, budget: Budget, seed: int) -> dict[str, Any]:
