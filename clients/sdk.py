@@ -2,7 +2,8 @@
 `TableSession` for one seat's stream at its table (docs/protocol.md).
 
 A session keeps the seat's view by applying every delta in order, checks
-each view hash, acks it, and turns the protocol's asynchronous answers into
+each view hash against the host's, acks a mismatch at once (and every
+`ack_every`-th change otherwise), and turns the protocol's asynchronous answers into
 awaitable results: `commit()` resolves with the delta that applied the action
 or the rejection of it, `wait_for_request()` with the next view in which the
 game asks this seat to act (the view's "request": its legal actions and
@@ -66,6 +67,12 @@ _PLAY_METHOD = "/{}/Play".format(table_pb2.DESCRIPTOR.services_by_name["Table"].
 # host's means "desync, send me a snapshot"; this one is well formed, so a
 # strict host still reads it as a desync rather than a protocol error.
 _UNCOMPUTED_HASH = "0" * 64
+# A view in step with the host's is acked once every this many changes: the
+# session checks every delta's hash itself and acks a mismatch at once, so
+# the host hears of a desync at the delta that caused it; the acks between
+# would cost the room a message each and tell it nothing (docs/protocol.md,
+# section 2). 1 acks every change.
+ACK_EVERY = 16
 
 _FIRST_BACKOFF_S = 0.1
 _MAX_BACKOFF_S = 2.0
@@ -442,7 +449,10 @@ class TableSession:
     busy device or a poor link falls behind what the room sends.
 
     `entropy` (default: 32 bytes from the operating system) goes in every
-    hello; the table mixes a seat's first into its deal."""
+    hello; the table mixes a seat's first into its deal.
+
+    `ack_every` (default ACK_EVERY): a view in step is acked every this many
+    changes; a mismatch is acked at once, whatever it is."""
 
     def __init__(
         self,
@@ -456,7 +466,10 @@ class TableSession:
         tls_root_cert: bytes | None = None,
         read_delay_s: float = 0.0,
         entropy: bytes | None = None,
+        ack_every: int = ACK_EVERY,
     ) -> None:
+        if ack_every < 1:
+            raise ValueError(f"ack_every is at least 1 (every change), got {ack_every}")
         self.assignment = assignment
         self.entropy = os.urandom(32) if entropy is None else entropy
         self.table_id = assignment.table_id
@@ -470,6 +483,10 @@ class TableSession:
         self.hashes_checked = 0
         self.received: list[bytes] = []
         self._read_delay_s = read_delay_s
+        self._ack_every = ack_every
+        # The seq of the last ack sent or snapshot taken: the next in-step ack
+        # is due `ack_every` changes after it.
+        self._acked_seq = 0
         self._lobby = lobby
         self._tls_root_cert = tls_root_cert if tls_root_cert is not None or lobby is None else lobby.tls_root_cert
         self._auto_reconnect = auto_reconnect
@@ -516,6 +533,7 @@ class TableSession:
         read_delay_s: float = 0.0,
         snapshot_timeout: float = 30.0,
         entropy: bytes | None = None,
+        ack_every: int = ACK_EVERY,
     ) -> TableSession:
         """Open the stream, say Hello with seq 0 and return once the first
         snapshot arrived. With a lobby, an unreachable endpoint is looked up
@@ -535,6 +553,7 @@ class TableSession:
             tls_root_cert=tls_root_cert,
             read_delay_s=read_delay_s,
             entropy=entropy,
+            ack_every=ack_every,
         )
         try:
             await session._open_with_retry(lookup_first=False)
@@ -974,6 +993,7 @@ class TableSession:
             raise TypeError(f"a snapshot's view is a map, got {type(view).__name__}")
         previous = self._view if self._have_view else None
         self._view, self._seq, self._have_view = view, snapshot.seq, True
+        self._acked_seq = snapshot.seq  # a snapshot needs no ack
         self._in_step = True  # the host's view, whole (a mismatch below is this codec's fault)
         self._seat = snapshot.seat
         self.table_id = snapshot.table_id or self.table_id
@@ -1015,7 +1035,9 @@ class TableSession:
         # Wake waiters before the ack's write: the seat whose turn this delta
         # gives should not wait behind it.
         self._notify()
-        await self._send(table_pb2.ClientMessage(ack=table_pb2.Ack(seq=delta.seq, view_hash=computed)))
+        if not self._in_step or delta.seq - self._acked_seq >= self._ack_every:
+            self._acked_seq = delta.seq
+            await self._send(table_pb2.ClientMessage(ack=table_pb2.Ack(seq=delta.seq, view_hash=computed)))
 
     def _on_rejection(self, rejection: table_pb2.Rejection) -> None:
         pending = self._pending.get(rejection.act_id) if rejection.act_id else None

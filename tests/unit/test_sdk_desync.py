@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from tablehost.clients.codec import encode, view_hash
 from tablehost.clients.sdk import Assignment, TableSession
 from tablehost.v1 import table_pb2
@@ -40,3 +42,45 @@ def test_no_request_is_offered_between_a_desync_and_the_snapshot() -> None:
 
     request = ASKED["request"]
     assert asyncio.run(scenario()) == [(True, request), (False, None), (False, None), (True, request)]
+
+
+class _Wire:
+    """Stands in for the stream's write side: the acks the session sends."""
+
+    def __init__(self) -> None:
+        self.acks: list[tuple[int, str]] = []
+
+    async def __call__(self, message: table_pb2.ClientMessage) -> bool:
+        self.acks.append((message.ack.seq, message.ack.view_hash))
+        return True
+
+
+def _count_delta(view: dict, count: int) -> tuple[dict, table_pb2.Delta]:
+    after = {**view, "count": count}
+    return after, table_pb2.Delta(seq=count, delta=encode([[["count"], count]]), view_hash=view_hash(after))
+
+
+def test_in_step_views_are_acked_every_ack_every_changes_and_a_mismatch_at_once() -> None:
+    async def scenario() -> list[tuple[int, str]]:
+        playing = TableSession(Assignment("t-1", "127.0.0.1:1", 0, "token", "bigtwo", ("a", "b"), "ticket"),
+                               ack_every=4)
+        wire = playing._send = _Wire()  # type: ignore[method-assign]
+        view: dict = {"count": 0}
+        playing._on_snapshot(snapshot(0, view))
+        for count in range(1, 10):
+            view, delta = _count_delta(view, count)
+            await playing._on_delta(delta)
+        # Seq 10 does not match: acked at once with the hash the session computed.
+        wrong = table_pb2.Delta(seq=10, delta=encode([[["count"], 10]]), view_hash="f" * 64)
+        await playing._on_delta(wrong)
+        assert not playing.in_step
+        return wire.acks
+
+    acks = asyncio.run(scenario())
+    assert [seq for seq, _ in acks] == [4, 8, 10]
+    assert acks[-1][1] == view_hash({"count": 10}) != "f" * 64
+
+
+def test_ack_every_must_be_at_least_one() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        TableSession(Assignment("t-1", "127.0.0.1:1", 0, "token", "bigtwo", ("a", "b"), "ticket"), ack_every=0)
