@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablehost.clients.bots import BotFactory, PlayStats, bot_factories, make_bot, play_seat
+from tablehost.clients.bots import BeforeMove, BotFactory, PlayStats, bot_factories, make_bot, play_seat
 from tablehost.clients.sdk import LobbyClient, LobbyError, TableCancelled, TableSession
 
 # Error messages kept for the summary; the count covers all of them.
@@ -189,6 +189,7 @@ async def run_tables(
     record_dir: Path | None = None,
     player_token: Callable[[str], str] | None = None,
     stats: PlayStats | None = None,
+    before_move: BeforeMove | None = None,
 ) -> Summary:
     """Start `seats_per_table * tables` bots that all queue for tables of
     `seats_per_table` seats of `game` (and `variant`) at once, let every
@@ -205,7 +206,8 @@ async def run_tables(
     as TABLE-seatN.json (clients/game_record.py). With `player_token`, bot
     NAME-bot-i signs in with `player_token("NAME-bot-i")`. `stats` takes
     every move (pass one to several runs to add them up: the summary's
-    moves, rejects, p50 and p99 are then of all of them)."""
+    moves, rejects, p50 and p99 are then of all of them). `before_move` is
+    awaited before each move (a player's think time: clients.bots.play_seat)."""
     if tables < 1:
         raise ValueError(f"a load run needs at least one table, got {tables}")
     if seats_per_table < 1:
@@ -215,7 +217,7 @@ async def run_tables(
     run = _Run(Summary(game, name, tables, bots_expected=players), PlayStats() if stats is None else stats,
                progress=progress)
     entry = _Entry(target, game, variant, seats_per_table, dict(join_data or {}), tls_root_cert, record_dir,
-                   player_token)
+                   player_token, before_move)
     started = run.started
     tasks = [
         asyncio.create_task(_play_one_bot(run, entry, name, factory, seed + index, index))
@@ -244,6 +246,7 @@ class _Entry:
     tls_root_cert: bytes | None = None
     record_dir: Path | None = None
     player_token: Callable[[str], str] | None = None
+    before_move: BeforeMove | None = None
 
 
 def _bot_factory(bot: str | BotFactory, bots: Mapping[str, BotFactory] | None) -> tuple[str, BotFactory]:
@@ -281,7 +284,7 @@ async def _play_one_bot(run: _Run, entry: _Entry, name: str, factory: BotFactory
                                                                    record=entry.record_dir is not None)
                     stage = f"playing seat {assignment.seat} at table {assignment.table_id}"
                     try:
-                        await play_seat(playing, factory(seed), run.stats)
+                        await play_seat(playing, factory(seed), run.stats, before_move=entry.before_move)
                     except TableCancelled:
                         if rejoin == MAX_REJOINS:
                             raise

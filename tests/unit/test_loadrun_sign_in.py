@@ -1,8 +1,8 @@
-"""The load runner's bots can sign in each as its own player, and the
-summary says how long each bot's JoinQueue waited for its seat (every seat:
-a bot whose table was cancelled waits again). The lobby, the table and the
-play are stand-ins here; tests/integration/test_loadrun.py runs the real
-thing."""
+"""The load runner's bots can sign in each as its own player and think
+before each move, and the summary says how long each bot's JoinQueue waited
+for its seat (every seat: a bot whose table was cancelled waits again). The
+lobby, the table and the play are stand-ins here;
+tests/integration/test_loadrun.py runs the real thing."""
 
 from __future__ import annotations
 
@@ -64,7 +64,9 @@ def stand_ins(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     played: list[str] = []
     cancelled: set[str] = set()
 
-    async def play_seat(session: FakeSession, _bot: object, stats: PlayStats) -> None:
+    async def play_seat(session: FakeSession, _bot: object, stats: PlayStats, before_move: Any = None) -> None:
+        if before_move is not None:
+            await before_move(session)
         if session.assignment.display_names[0].endswith("-bot-0") and not cancelled:
             cancelled.add(session.assignment.table_id)
             raise TableCancelled("a seat never came")
@@ -110,3 +112,15 @@ def test_runs_given_one_play_stats_add_their_moves_up(stand_ins) -> None:
     first, second = asyncio.run(two_runs())
 
     assert first.moves == 2 and second.moves == stats.moves == 4
+
+
+def test_each_bot_thinks_before_its_moves_when_asked_to(stand_ins) -> None:
+    thought: list[str] = []
+
+    async def think(session: Any) -> None:
+        thought.append(session.assignment.display_names[0])
+
+    asyncio.run(loadrun.run_tables("nowhere:1", "bigtwo", 1, seats_per_table=2, before_move=think))
+
+    # Bot 0 thought at its cancelled table too.
+    assert sorted(thought) == ["random-bot-0", "random-bot-0", "random-bot-1"]
