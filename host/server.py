@@ -48,6 +48,12 @@ LOOPBACK_RAY_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 # workers' output only when the variable is set; an operator's own values
 # win, and a cluster started with `ray start` needs them in its environment.
 LOG_ROTATION = {"RAY_ROTATION_MAX_BYTES": str(64 * 2**20), "RAY_ROTATION_BACKUP_COUNT": "4"}
+# Ray starts its workers at niceness 15 unless told otherwise, so the rooms
+# (workers serving every move) would yield the CPU to anything else on the
+# node, the front door's handling of a flood of refused calls included. A
+# room is the latency-critical process of the host: run workers at 0. An
+# operator's own value wins; `ray start` reads the same variable.
+WORKER_NICENESS = {"RAY_worker_niceness": "0"}
 
 
 def start_ray(config: HostConfig) -> None:
@@ -68,7 +74,7 @@ def start_ray(config: HostConfig) -> None:
             raise SystemExit(f"a local Ray would listen beyond 127.0.0.1: set {LOOPBACK_RAY_ENV}=0 before ray is "
                              "imported (the tablehost command does this itself)")
         os.environ[LOOPBACK_RAY_ENV] = "0"  # for the processes it starts
-        for name, value in LOG_ROTATION.items():
+        for name, value in {**LOG_ROTATION, **WORKER_NICENESS}.items():
             os.environ.setdefault(name, value)
         # address="local": a Ray of our own, even if another cluster on this
         # machine left its address where ray.init() would find it.
