@@ -692,8 +692,9 @@ class Table:
             for subscriber in waiting:
                 if subscriber in self._subscribers:
                     subscriber.outbox.put(self._snapshot(subscriber.seat))
-        log.debug("published table=%s seq=%d act_id=%s automatic=%s", self.table_id, self.seq, act_id, automatic,
-                  extra=log_fields("published", table_id=self.table_id, seq=self.seq, act_id=act_id))
+        if log.isEnabledFor(logging.DEBUG):  # every move passes here: build no fields for a line not written
+            log.debug("published table=%s seq=%d act_id=%s automatic=%s", self.table_id, self.seq, act_id, automatic,
+                      extra=log_fields("published", table_id=self.table_id, seq=self.seq, act_id=act_id))
         if self.match.result is not None:
             self._finish()
         else:
