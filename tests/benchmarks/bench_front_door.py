@@ -47,7 +47,7 @@ from hostbench.door_attacks import (CROWD_PLAYERS, FORTY_NINE_DAYS_MS, GHOST_CAL
                                     HOST_GROUP, RAY_DAEMONS, SLOWLORIS_CALLS, THINK_S, PeakMemory, door_argv,
                                     host_pss_mib)
 from hostbench.host import HOST_KINDS, HostUnderTest  # noqa: E402
-from hostbench.procs import cpu_delta_by_kind, machine_cpu_jiffies, machine_cpu_shares, memory_info  # noqa: E402
+from hostbench.procs import cpu_delta_by_kind, cpu_s, machine_cpu_jiffies, machine_cpu_shares, memory_info  # noqa: E402
 
 DOC = ROOT / "docs" / "reliability.md"
 HISTORY = ROOT / "docs" / "bench-history" / "front_door"
@@ -80,14 +80,15 @@ class Plan:
     crowd_players: int
     budget_s: float
     second_baseline: bool
+    floor_s: float  # the malformed joins against the refusal floor
 
     @classmethod
     def of(cls, quick: bool) -> Plan:
         if quick:
             return cls(window_s=6, baseline_s=8, settle_s=3, crowd_players=CROWD_PLAYERS // 10, budget_s=420,
-                       second_baseline=False)
+                       second_baseline=False, floor_s=4)
         return cls(window_s=25, baseline_s=25, settle_s=8, crowd_players=CROWD_PLAYERS, budget_s=900,
-                   second_baseline=True)
+                   second_baseline=True, floor_s=15)
 
 
 @dataclass(frozen=True)
@@ -222,6 +223,37 @@ def window(host: HostUnderTest, honest: Child, plan: Plan, budget: Budget, label
     return result
 
 
+def refusal_floor(plan: Plan, logdir: Path, budget: Budget) -> dict[str, Any]:
+    """The malformed joins' attacker alone against a bare grpc.aio server that
+    refuses every call (hostbench.door_attacks floor), for a window: that
+    server's CPU per call is what a refused call costs gRPC and asyncio, the
+    floor of the front door's cost per refused call (see _findings)."""
+    floor = Child("refusal-floor", door_argv("floor"), logdir, stdin=True)
+    try:
+        port = floor.next_json(budget.seconds(READY_S))["port"]
+        attacker = Child("attack-floor", door_argv("attack", "malformed_joins", "--target", f"127.0.0.1:{port}"),
+                         logdir, stdin=True)
+        try:
+            attacker.next_json(budget.seconds(READY_S))
+            cpu_before = cpu_s(floor.pid)
+            attacker.send({"go": True})
+            time.sleep(budget.seconds(plan.floor_s))
+            attacker.send({"stop": True})
+            report = attacker.next_json(budget.seconds(60))
+            used = cpu_s(floor.pid) - cpu_before
+        finally:
+            attacker.stop(grace_s=5)
+    finally:
+        floor.stop(grace_s=5)
+    calls = _calls_sent(report)
+    return {"calls": calls, "server_cpu_s": round(used, 2), "wall_s": report.get("wall_s", 0),
+            "server_cpu_per_call_us": round(used / max(calls, 1) * 1e6, 1)}
+
+
+def _calls_sent(report: dict[str, Any]) -> int:
+    return sum(tally.get("sent", 0) for tally in report.values() if isinstance(tally, dict))
+
+
 def _organiser_tokens(store: Path, secret: bytes, names: list[str]) -> dict[str, str]:
     from tablehost.actors.store.event_log import open_event_log
     from tablehost.host.organisers import OrganiserRegistry, now_ms
@@ -271,8 +303,11 @@ def run(plan: Plan, logdir: Path, budget: Budget) -> dict[str, Any]:
     os.environ["TABLEHOST_TOKEN_SECRET"] = secrets.token_hex(32)
     organisers = _organiser_tokens(store, os.environ["TABLEHOST_TOKEN_SECRET"].encode(),
                                    ["hostile-organiser", "big-tournament-organiser"])
+    print("the refusal floor: the malformed joins against a bare grpc.aio server", flush=True)
+    floor = refusal_floor(plan, logdir, budget)
+    print(f"  {floor}", flush=True)
     host = HostUnderTest("front-door", ["--player-auth", "hmac", "--store", f"local:{store}"], logdir, budget)
-    results: dict[str, Any] = {"target": host.target, "windows": {}, "probes": {}}
+    results: dict[str, Any] = {"target": host.target, "windows": {}, "probes": {}, "refusal_floor": floor}
     honest = Child("honest", door_argv("honest", "--target", host.target, "--tables", str(TABLES)), logdir, stdin=True)
     try:
         honest.next_json(budget.seconds(READY_S))
@@ -586,6 +621,20 @@ def _findings(results: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
                      f"its peak ({door * 1024 / max(at_once, 1):.1f} KiB a call held at once, the honest players' "
                      f"calls included); the shortest a held call lasted was "
                      f"{report.get('held_lifetime_s', {}).get('min', '?')} s.")
+    floor, flooded = results.get("refusal_floor"), windows.get("malformed_joins")
+    if floor and flooded:
+        calls = _calls_sent(flooded["attack"])
+        door_s = flooded["host_cores"]["front_door"] * flooded["elapsed_s"]
+        found.append(f"- What a refused call costs: the front door spent {door_s / max(calls, 1) * 1e6:.0f} µs of "
+                     f"CPU per malformed join ({calls:,} in {flooded['elapsed_s']} s, the honest players' calls "
+                     f"included); a bare grpc.aio server that only reads each request and refuses it, flooded by "
+                     f"the same attacker alone, {floor['server_cpu_per_call_us']:.0f} µs ({floor['calls']:,} "
+                     f"calls, {floor['server_cpu_s'] / max(floor['wall_s'], 1e-9):.2f} cores), "
+                     f"{floor['server_cpu_per_call_us'] * calls / max(door_s * 1e6, 1e-9):.0%} of the front "
+                     "door's. However cheap the front door's own checks, a client sending as fast as it can "
+                     "keeps about a core of this machine busy in gRPC alone, and the moves share the other. "
+                     "Shedding it cheaper takes a limit per address in native code before gRPC (a proxy's "
+                     "local rate limit), see docs/operations.md.")
     for row in rows:
         attack, worse = row["attack"], row["worse"]
         if not row["within_target"]:

@@ -17,6 +17,11 @@ prints what it sent and what came back (each kind of call's gRPC statuses,
 with the reasons the host gave, numbers left out) when the line after that
 arrives, or as soon as it has done all it does. KINDS says what each does.
 
+The refusal floor, a bare grpc.aio server refusing every call, which the
+malformed joins' attacker floods alone before the host starts:
+
+    python -m hostbench.door_attacks floor
+
 The honest players are one process for the whole run:
 
     python -m hostbench.door_attacks honest --target HOST:PORT --tables N
@@ -776,6 +781,33 @@ def host_pss_mib(host: HostUnderTest) -> tuple[dict[str, float], dict[int, float
     return _pss_mib(host_processes(host), {})
 
 
+async def refusal_floor() -> int:
+    """As a benchmark child: a bare grpc.aio server that reads each call's
+    request and refuses it with RESOURCE_EXHAUSTED, served as the front door
+    serves its unary calls (a request read from the call's stream). Flooded
+    by the same attacker as the front door, its CPU per call is what a
+    refused call costs gRPC and asyncio alone: the floor of the front door's
+    own refusals. Prints {"ready": true, "port": N} once it listens on
+    127.0.0.1:N; runs until ended."""
+    from grpc import aio
+
+    async def refuse(requests: Any, context: Any) -> None:
+        await anext(requests, None)
+        await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many join calls from this client")
+
+    class EveryMethod(grpc.GenericRpcHandler):
+        def service(self, handler_call_details: Any) -> Any:
+            return grpc.stream_unary_rpc_method_handler(refuse)
+
+    server = aio.server()
+    server.add_generic_rpc_handlers((EveryMethod(),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(json.dumps({"ready": True, "port": port}), flush=True)
+    await server.wait_for_termination()
+    return 0
+
+
 def door_argv(mode: str, *args: str) -> list[str]:
     return [sys.executable, "-m", "hostbench.door_attacks", mode, *args]
 
@@ -788,6 +820,7 @@ def main(argv: list[str] | None = None) -> int:
     players = modes.add_parser("honest")
     players.add_argument("--target", required=True)
     players.add_argument("--tables", type=int, required=True)
+    modes.add_parser("floor")
     attack = modes.add_parser("attack")
     attack.add_argument("kind", choices=sorted(KINDS))
     attack.add_argument("--target", required=True)
@@ -800,6 +833,8 @@ def main(argv: list[str] | None = None) -> int:
     raise_nofile_limit()
     if args.mode == "honest":
         return asyncio.run(honest(args.target, args.tables))
+    if args.mode == "floor":
+        return asyncio.run(refusal_floor())
     if not args.calls:
         args.calls = GHOST_CALLS if args.kind == "ghost_seats" else SLOWLORIS_CALLS
     os.nice(ATTACKER_NICENESS)
