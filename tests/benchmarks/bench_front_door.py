@@ -41,6 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # hostbench, beside this script
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # Ray on loopback only
 
+from history import Measure, record  # noqa: E402
 from hostbench import ROOT  # noqa: E402
 from hostbench.children import Budget, Child, end_leftovers, raise_nofile_limit  # noqa: E402
 from hostbench.door_attacks import (CROWD_PLAYERS, FORTY_NINE_DAYS_MS, GHOST_CALLS, ROUND_TIMEOUT_S,  # noqa: E402
@@ -422,6 +423,21 @@ def degradation(players: dict[str, Any], calm: dict[str, Any]) -> dict[str, floa
             "move_p99": round(_ratio(players["move_p99_ms"], calm["move_p99_ms"]), 2)}
 
 
+def history_measures(rows: list[dict[str, Any]]) -> dict[str, Measure]:
+    """What the tracked history keeps of a run: per attack, how many times worse the honest
+    players fared than without it, and its memory beside its bound."""
+    measures: dict[str, Measure] = {}
+    for row in rows:
+        attack = f"attack {row['number']} ({row['kind']})"
+        for name, value in row["worse"].items():
+            measures[f"{attack}: {name.replace('_', ' ')} × calm"] = Measure(value, "lower", target=TARGET_RATIO)
+        if row["bound_mib"]:
+            measures[f"{attack}: memory ÷ its bound"] = Measure(
+                round(max(0.0, row["attributable_mib"]) / row["bound_mib"], 3), "lower", target=1.0,
+                note=f"{row['attributable_mib']} MiB against {row['bound_mib']} MiB")
+    return measures
+
+
 def _growth(measured: dict[str, Any], group: str, when: str) -> float:
     return measured["growth_mib"][group][when]
 
@@ -741,6 +757,7 @@ def main(argv: list[str] | None = None) -> int:
         (HISTORY / history_name).write_text(text + "\n")
         write_section(section(results, plan))
         print(f"wrote {DOC} and {HISTORY / history_name}", file=sys.stderr)
+        record("front_door", history_measures(results["rows"]))
     return 0 if all(row["within_target"] and row["bound_met"] for row in results["rows"]) else 1
 
 

@@ -2,7 +2,7 @@
 under a crowd, moves and the scaling curve beside the grpc.aio echo floor, and the
 Colyseus peer, all in one run.
 
-    .venv/bin/python tests/benchmarks/bench_host.py [--quick] [--only SCENARIO ...] [--no-write]
+    .venv/bin/python tests/benchmarks/bench_host.py [--quick | --goals] [--only SCENARIO ...] [--no-write]
 
 A script, not a test (pytest collects only test_*.py). Loopback only, bounded in count
 and time: every wait has a limit and the whole run a budget, after which it gives up;
@@ -24,6 +24,13 @@ A complete run (every scenario, full sizes) writes its section of docs/benchmark
 (the rules engine's section is left as it is) and docs/scaling.png; --quick or --only
 runs print only. Every run saves its figures as JSON (--save), and --render re-writes
 the section and the plot from such a file without measuring again.
+
+Every run ends with the three move-path goals it measured, as ratios (server CPU per move
+beside the echo + acks floor; moves/s beside Colyseus; seat assignments per second) and
+records them in the tracked history (tests/benchmarks/history.py) as "host", or
+"host_goals" / "host_quick" for those plans, so runs of one plan compare with each
+other. --goals runs only what the goals need: moves at 25 and 100 tables with their
+floors, the peer at 25 and 100, and 10,000 players joining at once (a few minutes).
 """
 
 from __future__ import annotations
@@ -43,17 +50,26 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # hostbench, beside this script
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # Ray on loopback only
 
-from hostbench import DOC, PLOT, ROOT, held_open, lobby_burst, moves, peer, placement, table_starts  # noqa: E402
+from hostbench import DOC, PLOT, ROOT, goals, held_open, lobby_burst, moves, peer, placement, table_starts  # noqa: E402
 from hostbench.children import Budget, end_leftovers, raise_nofile_limit  # noqa: E402
 from hostbench.procs import ForeignLoad, busy_before, memory_info  # noqa: E402
+from history import record  # noqa: E402
 
 SCENARIOS = ("held_open", "table_starts", "lobby_burst", "moves", "placement", "peer")
+GOAL_SCENARIOS = ("lobby_burst", "moves", "peer")
 SEED = 20261201
 
 
-def plans(quick: bool) -> dict[str, Any]:
-    """The sizes of a full run (what the issue asks for) or of a quick check that every
-    scenario works (about a minute)."""
+def plans(quick: bool, goals: bool = False) -> dict[str, Any]:
+    """The sizes of a full run, of the goals' run (only their tables and crowd), or of a
+    quick check that every scenario works (about a minute)."""
+    if goals:
+        full = plans(quick=False)
+        return {
+            **full,
+            "budget_s": 900.0,
+            "moves": moves.MovesPlan(levels=(25, 100), floors_at=(25, 100), split_above=50),
+        }
     if quick:
         return {
             "budget_s": 600.0,
@@ -111,8 +127,7 @@ def tree_line() -> dict[str, str]:
             "dirty": ", ".join(line[3:] for line in changed if len(line) > 3)}
 
 
-def run_scenarios(selected: list[str], quick: bool, logdir: Path) -> dict[str, Any]:
-    plan = plans(quick)
+def run_scenarios(selected: list[str], plan: dict[str, Any], logdir: Path) -> dict[str, Any]:
     budget = Budget(plan["budget_s"])
     results: dict[str, Any] = {"failures": {}}
     for name in selected:
@@ -139,10 +154,13 @@ def run_scenarios(selected: list[str], quick: bool, logdir: Path) -> dict[str, A
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes: check every scenario works (prints only)")
+    sizes = parser.add_mutually_exclusive_group()
+    sizes.add_argument("--quick", action="store_true", help="small sizes: check every scenario works (prints only)")
+    sizes.add_argument("--goals", action="store_true",
+                       help=f"only what the move-path goals need ({', '.join(GOAL_SCENARIOS)}, their sizes)")
     parser.add_argument("--only", nargs="+", choices=SCENARIOS, metavar="SCENARIO",
                         help=f"run only these ({', '.join(SCENARIOS)}); prints only")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/ alone")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/ and the history alone")
     parser.add_argument("--save", type=Path, help="where to save the run's figures as JSON (default: the log folder)")
     parser.add_argument("--render", type=Path, metavar="RUN.json",
                         help="write docs/benchmarks.md's host section and docs/scaling.png from a saved run")
@@ -165,8 +183,8 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, on_sigterm)
     raise_nofile_limit()
-    selected = list(args.only) if args.only else list(SCENARIOS)
-    complete = selected == list(SCENARIOS) and not args.quick
+    selected = list(args.only) if args.only else list(GOAL_SCENARIOS if args.goals else SCENARIOS)
+    complete = selected == list(SCENARIOS) and not args.quick and not args.goals
     logdir = Path(tempfile.mkdtemp(prefix="bench_host-"))
     meta: dict[str, Any] = {
         "started_at": subprocess.run(["date", "-u"], capture_output=True, text=True).stdout.strip(),
@@ -174,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         **tree_line(),
         "argv": sys.argv[1:] if argv is None else argv,
         "quick": args.quick,
+        "goals": args.goals,
         "complete": complete,
     }
     print(f"{meta['started_at']}; {meta['machine']}; commit {meta['commit']}", flush=True)
@@ -183,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     watch = ForeignLoad(os.getpid())
     started = time.monotonic()
     try:
-        results = run_scenarios_watched(selected, args.quick, logdir, watch)
+        results = run_scenarios_watched(selected, plans(args.quick, args.goals), logdir, watch)
     except KeyboardInterrupt:
         end_leftovers()
         print(f"interrupted; every process started here has been ended (logs: {logdir})", file=sys.stderr)
@@ -199,15 +218,19 @@ def main(argv: list[str] | None = None) -> int:
     save.write_text(json.dumps(results, indent=1, default=str))
     print()
     print(report.section(results))
+    measured = goals.measures(results)
+    print(goals.text(measured))
     print(f"figures saved to {save}; logs in {logdir}")
+    if measured and not args.no_write:
+        record("host_quick" if args.quick else "host_goals" if args.goals else "host", measured)
     if complete and not args.no_write:
         write_docs(results)
     elif not args.no_write:
-        print("a --quick or --only run leaves docs/ alone (write a complete run's with --render FILE)")
+        print("a --quick, --goals or --only run leaves docs/ alone (write a complete run's with --render FILE)")
     return 1 if results["failures"] else 0
 
 
-def run_scenarios_watched(selected: list[str], quick: bool, logdir: Path, watch: ForeignLoad) -> dict[str, Any]:
+def run_scenarios_watched(selected: list[str], plan: dict[str, Any], logdir: Path, watch: ForeignLoad) -> dict[str, Any]:
     """Run the scenarios while a thread samples the foreign load every few seconds."""
     import threading
 
@@ -220,7 +243,7 @@ def run_scenarios_watched(selected: list[str], quick: bool, logdir: Path, watch:
     sampler = threading.Thread(target=sample_forever, name="foreign-load", daemon=True)
     sampler.start()
     try:
-        return run_scenarios(selected, quick, logdir)
+        return run_scenarios(selected, plan, logdir)
     finally:
         stop.set()
         sampler.join(10)

@@ -23,7 +23,9 @@ machines far better than microseconds do.
 
 Each measurement is the best of --repeat runs (timeit's convention: the fastest run is
 the one least disturbed by the rest of the machine). Prints a Markdown table, the form
-docs/benchmarks.md keeps.
+docs/benchmarks.md keeps. A run at the default sizes records its ratios in the tracked
+history (tests/benchmarks/history.py; --no-record to skip): runs at other sizes do not
+compare with it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
+from history import Measure, record
 
 from tablehost.games.bigtwo.game import RULES
 from tablehost.games.duel.game import RULES as DUEL_RULES
@@ -51,6 +54,8 @@ from tablehost.games.engine.views import canonical_bytes, diff, view_hash
 PLAYERS = ["north", "east", "south", "west"]
 VIEWERS: tuple[int | None, ...] = (0, 1, 2, 3, None)
 TARGET_GAMES_PER_SECOND = 200
+TARGET_RULES_X_BASELINE = 3.0  # Big Two's rules alone, in state copies per move
+TARGET_X_BIGTWO_WITH_VIEWS = 3.0  # another game's move with views, beside Big Two's
 
 
 @dataclass
@@ -182,7 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-record", action="store_true", help="leave the tracked history alone")
     args = parser.parse_args(argv)
+    defaults = parser.parse_args([])
 
     affinity = pin_to_one_core()
     time_games(20, args.seed, with_views=True, repeat=1)  # warm-up
@@ -246,6 +253,10 @@ def main(argv: list[str] | None = None) -> int:
     print("| game | rules only: games/s | µs/move | × Big Two per move | with views: µs/move "
           "| × Big Two per move |")
     print("|---|---:|---:|---:|---:|---:|")
+    measures = {
+        "Big Two rules only ÷ state copy": Measure(rules_move_us / baseline_us, "lower", target=TARGET_RULES_X_BASELINE),
+        "Big Two with views ÷ state copy": Measure(views_move_us / baseline_us, "lower"),
+    }
     for name, game in (("Duel", DUEL), ("Kingdoms", KINGDOMS)):
         games, view_games = max(1, args.games // 4), max(1, args.view_games // 4)
         game_s, game_moves = time_games(games, args.seed, with_views=False, repeat=args.repeat, game=game)
@@ -254,6 +265,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {name} ({len(game.players)} seats, {game_moves / games:.0f} moves/game) | {games / game_s:,.0f} | "
               f"{move_us:.1f} | {move_us / rules_move_us:.2f} | {viewed_move_us:.1f} | "
               f"{viewed_move_us / views_move_us:.2f} |")
+        measures[f"{name} with views ÷ Big Two with views"] = Measure(
+            viewed_move_us / views_move_us, "lower", target=TARGET_X_BIGTWO_WITH_VIEWS)
+    sizes = ("games", "view_games", "sample_games", "repeat", "seed")
+    if args.no_record or any(getattr(args, size) != getattr(defaults, size) for size in sizes):
+        print("\nnot recorded in the history (--no-record, or sizes other than the defaults)")
+    else:
+        print()
+        record("rules", measures)
     return 0
 
 

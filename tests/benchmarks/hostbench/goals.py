@@ -1,0 +1,60 @@
+"""The move path's three goals, as the measures a run of bench_host.py records:
+
+1. server CPU per move beside the grpc.aio echo + acks floor measured in the same run
+   (the same nine messages a move: a commit, four deltas, four acks), at most 1.5×;
+2. moves/s beside Colyseus on the same workload, at least 0.8×;
+3. seat assignments per second with the crowd joining at once, at least 5,000/s.
+
+Each is computed from the scenarios' results only where the run measured both sides.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from history import Measure
+
+CPU_X_FLOOR = 1.5
+MOVES_X_PEER = 0.8
+SEATS_PER_S = 5000.0
+CLIENTS = "Python bots against the host, Node clients against Colyseus"
+
+
+def measures(results: dict[str, Any]) -> dict[str, Measure]:
+    found: dict[str, Measure] = {}
+    levels = results.get("moves", {}).get("levels", [])
+    for row in levels:
+        floor = row.get("echo_acks")
+        if not floor or not floor.get("round_trips"):
+            continue
+        floor_ms = floor["server_cpu_s"] * 1000 / floor["round_trips"]
+        found[f"server CPU per move ÷ echo + acks floor, {row['tables']} tables"] = Measure(
+            row["server_cpu_ms_per_move"] / floor_ms, "lower", target=CPU_X_FLOOR,
+            note=f"{row['server_cpu_ms_per_move']:.3f} ms against {floor_ms:.3f} ms")
+    peers = {level["tables"]: level for level in results.get("peer", {}).get("levels", []) if level.get("moves_per_s")}
+    for row in levels:
+        theirs = peers.get(row["tables"])
+        if theirs is None or not row["bots"].get("moves_per_s"):
+            continue
+        found[f"moves/s ÷ Colyseus, {row['tables']} tables"] = Measure(
+            row["bots"]["moves_per_s"] / theirs["moves_per_s"], "higher", target=MOVES_X_PEER,
+            note=f"{row['bots']['moves_per_s']:,.0f} against {theirs['moves_per_s']:,.0f}; {CLIENTS}")
+    crowd = results.get("lobby_burst", {}).get("burst")
+    if crowd and crowd.get("seats_per_s"):
+        found[f"seat assignments per second, {crowd['seated']:,} joining at once"] = Measure(
+            crowd["seats_per_s"], "higher", unit="/s", target=SEATS_PER_S)
+    return found
+
+
+def text(found: dict[str, Measure]) -> str:
+    """The goals as printed at the end of a run."""
+    if not found:
+        return "Goals: this run measured none of them (they need moves, peer or lobby_burst)."
+    lines = ["Goals of the move path, this run:"]
+    for name, measure in found.items():
+        bound = "≤" if measure.better == "lower" else "≥"
+        verdict = "met" if measure.meets_target() else "NOT met"
+        value = f"{measure.value:,.0f}" if measure.value >= 100 else f"{measure.value:.2f}"
+        note = f"; {measure.note}" if measure.note else ""
+        lines.append(f"  {name}: {value} {measure.unit} (target {bound} {measure.target:g}{note}) {verdict}")
+    return "\n".join(lines)
