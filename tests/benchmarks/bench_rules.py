@@ -7,8 +7,12 @@ measures, on that core,
 
 - rules only: whole games (deal to result) through `Match.act`, each bot reading its
   moves from `RULES.legal_actions(state, seat)`; no views at all;
-- with views: the same, plus what a room publishes after every move: each seat's and
-  the spectator's view, its delta (diff + canonical bytes) and its view hash;
+- with views: the same, plus what a room publishes after every move, the way its table
+  does it: every seat's and the spectator's view from one `Match.views` call, each
+  encoded with the values the views share encoded once, its hash, and its delta's bytes
+  (until 2026-12-04 this built each viewer's view alone and diffed it from scratch, which
+  a room never does: Kingdoms, whose views share five players' public state, paid that
+  five times);
 - legal-move enumeration for a seat that leads and for one that follows;
 - the average delta beside the average view, in canonical bytes;
 - Duel (two seats, decks chosen at join) and Kingdoms (five seats) the same way,
@@ -49,7 +53,7 @@ from tablehost.games.engine.match import Match
 from tablehost.games.engine.rules import GameRules
 from tablehost.games.kingdoms.game import RULES as KINGDOMS_RULES
 from tablehost.games.engine.state import State
-from tablehost.games.engine.views import canonical_bytes, diff, view_hash
+from tablehost.games.engine.views import EncodedView, canonical_bytes, delta_bytes, diff, encode_view
 
 PLAYERS = ["north", "east", "south", "west"]
 VIEWERS: tuple[int | None, ...] = (0, 1, 2, 3, None)
@@ -106,7 +110,7 @@ def play_game(game: Game, seed: int, bot: random.Random, with_views: bool) -> in
     first open request (Duel's mulligan asks both seats at once); a choice
     too large to list (which cards to discard) gets the request's default."""
     match = game.new_match(seed)
-    previous = {viewer: match.view(viewer) for viewer in game.viewers} if with_views else {}
+    previous = publish(match, game.viewers, {}) if with_views else {}
     moves = 0
     while match.result is None:
         request = match.requests[0]  # computed once per state, as a room does
@@ -114,12 +118,22 @@ def play_game(game: Game, seed: int, bot: random.Random, with_views: bool) -> in
         match.act(request.seat, action, moves)
         moves += 1
         if with_views:
-            for viewer in game.viewers:
-                view = match.view(viewer)
-                canonical_bytes(diff(previous[viewer], view))
-                view_hash(view)
-                previous[viewer] = view
+            previous = publish(match, game.viewers, previous)
     return moves
+
+
+def publish(match: Match, viewers: tuple[int | None, ...], previous: dict[int | None, EncodedView]
+            ) -> dict[int | None, EncodedView]:
+    """What a room's table does after a move (actors/table.py, Table._publish): every
+    viewer's view in one call, each encoded with the values the views share encoded once,
+    and its delta from that viewer's previous view; the hash comes with the encoding."""
+    shared: dict[int, bytes] = {}
+    encoded = {}
+    for viewer, view in match.views(viewers).items():
+        encoded[viewer] = encode_view(view, shared)
+        if viewer in previous:
+            delta_bytes(previous[viewer], encoded[viewer])
+    return encoded
 
 
 def time_games(games: int, seed: int, with_views: bool, repeat: int, game: Game = BIGTWO) -> tuple[float, int]:
