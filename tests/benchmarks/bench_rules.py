@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
-from history import Measure, record
+from history import Measure, record as record_in_history
 
 from tablehost.games.bigtwo.game import RULES
 from tablehost.games.duel.game import RULES as DUEL_RULES
@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\nnot recorded in the history (--no-record, or sizes other than the defaults)")
     else:
         print()
-        record("rules", measures)
+        record_in_history("rules", measures)
     return 0
 
 
