@@ -53,7 +53,7 @@ os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # Ray on loopback only
 from hostbench import DOC, PLOT, ROOT, goals, held_open, lobby_burst, moves, peer, placement, table_starts  # noqa: E402
 from hostbench.children import Budget, end_leftovers, raise_nofile_limit  # noqa: E402
 from hostbench.procs import ForeignLoad, busy_before, memory_info  # noqa: E402
-from history import record  # noqa: E402
+from history import cpu_model, record  # noqa: E402
 
 SCENARIOS = ("held_open", "table_starts", "lobby_burst", "moves", "placement", "peer")
 GOAL_SCENARIOS = ("lobby_burst", "moves", "peer")
@@ -94,14 +94,7 @@ def plans(quick: bool, goals: bool = False) -> dict[str, Any]:
 
 
 def machine_line() -> str:
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    model = cpu_model()
     versions = []
     for package in ("ray", "grpc"):
         try:

@@ -115,17 +115,20 @@ class Regression:
 # -- where and what ---------------------------------------------------------------------------
 
 
-def machine_kind() -> str:
-    """Core count, CPU model and architecture: what decides whether two runs compare."""
-    model = ""
+def cpu_model() -> str:
+    """The CPU's model name from /proc/cpuinfo ("" where there is none)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+                return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return f"{os.cpu_count()} cores, {model or 'unknown CPU'}, {platform.machine()}"
+    return ""
+
+
+def machine_kind() -> str:
+    """Core count, CPU model and architecture: what decides whether two runs compare."""
+    return f"{os.cpu_count()} cores, {cpu_model() or 'unknown CPU'}, {platform.machine()}"
 
 
 def machine_description() -> str:

@@ -25,17 +25,17 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ray_processes import stop_process_trees
+
 # 198.18.0.0/15 holds 512 /24s: a bed takes one, chosen from its id, so beds of
 # concurrent test sessions do not share a subnet.
 BED_RANGE = ipaddress.ip_network("198.18.0.0/15")
 PREFIX = "thb"  # every namespace and link of a bed starts with it
-STOP_TIMEOUT_S = 10.0
 
 
 class BedError(RuntimeError):
@@ -120,7 +120,8 @@ class NetBed:
         return ["ip", "netns", "exec", self.nodes[name].namespace, *argv]
 
     def start(self, name: str, argv: Sequence[str], **popen: object) -> subprocess.Popen:
-        """A process in the node's namespace, in a session of its own, ended by destroy()."""
+        """A process in the node's namespace, in a session of its own; destroy() ends it
+        and everything it started."""
         process = subprocess.Popen(self.command(name, argv), start_new_session=True, **popen)  # type: ignore[call-overload]
         self.processes.append(process)
         return process
@@ -139,23 +140,10 @@ class NetBed:
     # -- taking it down ------------------------------------------------------------------------
 
     def destroy(self) -> None:
-        """End every process the bed started (its whole session, by PID), then delete
-        its namespaces, which removes their links. Idempotent."""
-        for process in self.processes:
-            if process.poll() is None:
-                try:
-                    os.killpg(process.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    continue
-        for process in self.processes:
-            try:
-                process.wait(STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(process.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                process.wait(STOP_TIMEOUT_S)
+        """End every process the bed started and all their descendants by PID (SIGTERM,
+        then SIGKILL after a grace period), then delete the bed's namespaces, which
+        removes their links. Idempotent."""
+        stop_process_trees(self.processes)
         for node in self.nodes.values():
             _delete_namespace(node.namespace)
         _delete_namespace(self.switch)
