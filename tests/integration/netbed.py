@@ -126,8 +126,10 @@ class NetBed:
         self.processes.append(process)
         return process
 
-    def run(self, name: str, argv: Sequence[str], timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(self.command(name, argv), capture_output=True, text=True, timeout=timeout)
+    def run(self, name: str, argv: Sequence[str], timeout: float = 60.0,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """`argv` run to its end in the node's namespace; its output captured."""
+        return subprocess.run(self.command(name, argv), capture_output=True, text=True, timeout=timeout, env=env)
 
     def partition(self, name: str) -> None:
         """Cut the node off from every other: its port on the bridge goes down, and
