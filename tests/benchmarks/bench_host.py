@@ -53,7 +53,7 @@ os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # Ray on loopback only
 from hostbench import DOC, PLOT, ROOT, goals, held_open, lobby_burst, moves, peer, placement, table_starts  # noqa: E402
 from hostbench.children import Budget, end_leftovers, raise_nofile_limit  # noqa: E402
 from hostbench.procs import ForeignLoad, busy_before, memory_info  # noqa: E402
-from history import cpu_model, record  # noqa: E402
+from history import cpu_model, record, tree_state  # noqa: E402
 
 SCENARIOS = ("held_open", "table_starts", "lobby_burst", "moves", "placement", "peer")
 GOAL_SCENARIOS = ("lobby_burst", "moves", "peer")
@@ -179,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     selected = list(args.only) if args.only else list(GOAL_SCENARIOS if args.goals else SCENARIOS)
     complete = selected == list(SCENARIOS) and not args.quick and not args.goals
     logdir = Path(tempfile.mkdtemp(prefix="bench_host-"))
+    tree = tree_state()
     meta: dict[str, Any] = {
         "started_at": subprocess.run(["date", "-u"], capture_output=True, text=True).stdout.strip(),
         "machine": machine_line(),
@@ -215,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     print(goals.text(measured))
     print(f"figures saved to {save}; logs in {logdir}")
     if measured and not args.no_write:
-        record("host_quick" if args.quick else "host_goals" if args.goals else "host", measured)
+        record("host_quick" if args.quick else "host_goals" if args.goals else "host", measured, tree=tree)
     if complete and not args.no_write:
         write_docs(results)
     elif not args.no_write:

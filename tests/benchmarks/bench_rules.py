@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
-from history import Measure, record as record_in_history
+from history import Measure, record as record_in_history, tree_state
 
 from tablehost.games.bigtwo.game import RULES
 from tablehost.games.duel.game import RULES as DUEL_RULES
@@ -204,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-record", action="store_true", help="leave the tracked history alone")
     args = parser.parse_args(argv)
     defaults = parser.parse_args([])
+    tree = tree_state()
 
     affinity = pin_to_one_core()
     time_games(20, args.seed, with_views=True, repeat=1)  # warm-up
@@ -286,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\nnot recorded in the history (--no-record, or sizes other than the defaults)")
     else:
         print()
-        record_in_history("rules", measures)
+        record_in_history("rules", measures, tree=tree)
     return 0
 
 

@@ -136,7 +136,9 @@ def machine_description() -> str:
     return f"{machine_kind()}, {memory_gib:.0f} GiB, Python {platform.python_version()}"
 
 
-def _commit() -> tuple[str, bool]:
+def tree_state() -> tuple[str, bool]:
+    """The commit checked out, and whether the product's code differs from it. A benchmark
+    reads this as it starts: a commit made while it runs is not what it measured."""
     def git(*args: str) -> str:
         try:
             return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout
@@ -157,9 +159,10 @@ def history_file(bench: str, directory: Path = HISTORY_DIR) -> Path:
 
 
 def record(bench: str, measures: dict[str, Measure], command: str | None = None,
-           directory: Path = HISTORY_DIR) -> Run:
-    """Append this run to the benchmark's history and return it as recorded."""
-    commit, dirty = _commit()
+           directory: Path = HISTORY_DIR, tree: tuple[str, bool] | None = None) -> Run:
+    """Append this run to the benchmark's history and return it as recorded; `tree` is
+    tree_state() as the run started (read now when not given)."""
+    commit, dirty = tree or tree_state()
     run = Run(bench=bench, commit=commit, dirty=dirty,
               date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
               machine_kind=machine_kind(), machine=machine_description(),
