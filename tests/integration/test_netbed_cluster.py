@@ -14,13 +14,13 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from netbed import NetBed
+from ray_processes import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -58,7 +58,7 @@ class Cluster:
                               env=self.env)
         threading.Thread(target=lambda: self.front_door_lines.extend(line.strip() for line in door.stdout),
                          daemon=True).start()
-        wait_until(lambda: self.target is not None or door.poll() is not None, START_TIMEOUT_S, "the front door")
+        wait_for(lambda: self.target is not None or door.poll() is not None, START_TIMEOUT_S, "the front door")
         assert self.target is not None, (self.log_dir / "door.log").read_text()[-3000:]
         return self
 
@@ -78,7 +78,7 @@ class Cluster:
             lines = done.stdout.strip().splitlines()
             return int(lines[-1]) if done.returncode == 0 and lines else 0
 
-        wait_until(lambda: starting.poll() is not None or alive() == count, START_TIMEOUT_S, f"{count} Ray nodes alive")
+        wait_for(lambda: starting.poll() is not None or alive() == count, START_TIMEOUT_S, f"{count} Ray nodes alive")
         assert starting.poll() is None, f"ray start exited {starting.returncode}: see {self.log_dir}"
 
     @property
@@ -97,14 +97,6 @@ class Cluster:
         done = self.bed.run("client", [*TABLEHOST, "status", "--target", self.target, "--json"], timeout=60)
         assert done.returncode == 0, done.stderr[-3000:]
         return json.loads(done.stdout)
-
-
-def wait_until(predicate, timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what}: not within {timeout_s:.0f} s")
-        time.sleep(0.2)
 
 
 @pytest.fixture
@@ -137,7 +129,7 @@ def test_players_in_their_own_namespace_play_through_a_room_on_another_node(clus
     cluster.bed.partition("room1")
     assert connect(cluster.bed, "client", endpoint) == "TimeoutError"
     cluster.bed.heal("room1")
-    wait_until(lambda: connect(cluster.bed, "client", endpoint) == "connected", 30, "the room reachable again")
+    wait_for(lambda: connect(cluster.bed, "client", endpoint) == "connected", 30, "the room reachable again")
     after = cluster.bots(tables=2, seed=2)
     assert clean(after, 2), after
 
