@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # hostbench, beside this script
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # Ray on loopback only
 
-from history import Measure, record, tree_state  # noqa: E402
+from history import Measure, record  # noqa: E402
 from hostbench import ROOT  # noqa: E402
 from hostbench.children import Budget, Child, end_leftovers, raise_nofile_limit  # noqa: E402
 from hostbench.door_attacks import (CROWD_PLAYERS, FORTY_NINE_DAYS_MS, GHOST_CALLS, ROUND_TIMEOUT_S,  # noqa: E402
@@ -740,7 +740,6 @@ def main(argv: list[str] | None = None) -> int:
     logdir = Path(tempfile.mkdtemp(prefix="bench-front-door-"))
     started = time.monotonic()
     today, short, changed = datetime.date.today().isoformat(), commit(), uncommitted()
-    tree = tree_state()
     try:
         results = run(plan, logdir, Budget(plan.budget_s))
     finally:
@@ -762,7 +761,7 @@ def main(argv: list[str] | None = None) -> int:
         (HISTORY / history_name).write_text(text + "\n")
         write_section(section(results, plan))
         print(f"wrote {DOC} and {HISTORY / history_name}", file=sys.stderr)
-        record("front_door", history_measures(results["rows"]), tree=tree)
+        record("front_door", history_measures(results["rows"]), tree=(short, bool(changed)))
     return 0 if all(row["within_target"] and row["bound_met"] for row in results["rows"]) else 1
 
 

@@ -30,7 +30,7 @@ beside the echo + acks floor; moves/s beside Colyseus; seat assignments per seco
 records them in the tracked history (tests/benchmarks/history.py) as "host", or
 "host_goals" / "host_quick" for those plans, so runs of one plan compare with each
 other. --goals runs only what the goals need: moves at 25 and 100 tables with their
-floors, the peer at 25 and 100, and 10,000 players joining at once (a few minutes).
+floors, the peer at 25 and 100, and 10,000 players joining at once (about a minute).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # Ray on loopback only
 from hostbench import DOC, PLOT, ROOT, goals, held_open, lobby_burst, moves, peer, placement, table_starts  # noqa: E402
 from hostbench.children import Budget, end_leftovers, raise_nofile_limit  # noqa: E402
 from hostbench.procs import ForeignLoad, busy_before, memory_info  # noqa: E402
-from history import cpu_model, record, tree_state  # noqa: E402
+from history import cpu_model, record  # noqa: E402
 
 SCENARIOS = ("held_open", "table_starts", "lobby_burst", "moves", "placement", "peer")
 GOAL_SCENARIOS = ("lobby_burst", "moves", "peer")
@@ -179,7 +179,6 @@ def main(argv: list[str] | None = None) -> int:
     selected = list(args.only) if args.only else list(GOAL_SCENARIOS if args.goals else SCENARIOS)
     complete = selected == list(SCENARIOS) and not args.quick and not args.goals
     logdir = Path(tempfile.mkdtemp(prefix="bench_host-"))
-    tree = tree_state()
     meta: dict[str, Any] = {
         "started_at": subprocess.run(["date", "-u"], capture_output=True, text=True).stdout.strip(),
         "machine": machine_line(),
@@ -216,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     print(goals.text(measured))
     print(f"figures saved to {save}; logs in {logdir}")
     if measured and not args.no_write:
-        record("host_quick" if args.quick else "host_goals" if args.goals else "host", measured, tree=tree)
+        record("host_quick" if args.quick else "host_goals" if args.goals else "host", measured,
+               tree=(meta["commit"], bool(meta["dirty"])))
     if complete and not args.no_write:
         write_docs(results)
     elif not args.no_write:
