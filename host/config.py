@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tablehost.actors.config import DEFAULT_TABLES_PER_ROOM, LobbyConfig, RoomConfig, default_free_slots
 from tablehost.actors.log_format import LOG_FORMATS
+from tablehost.actors.store.redis_url import SCHEMES as REDIS_SCHEMES
 from tablehost.host.identity import load_verifier
 
 
@@ -44,9 +45,10 @@ def _store_url(given: str | None, *, embedded: bool) -> str | None:
         return f"local:{Path(tempfile.gettempdir()) / 'tablehost' / secrets.token_hex(8)}"
     if given == "none":
         return None
-    if given.startswith(("local:", "redis://", "rediss://", "unix://")):
+    if given.startswith(("local:", *REDIS_SCHEMES)):
         return given
-    raise SystemExit(f"--store takes local:DIR, redis://HOST:PORT/DB or none, got {given!r}")
+    raise SystemExit("--store takes local:DIR, redis://HOST:PORT/DB, redis+sentinel://HOST:PORT,.../SERVICE "
+                     f"or none, got {given!r}")
 
 
 # An HMAC key shorter than its hash's output weakens every seat token.
@@ -206,7 +208,8 @@ class HostConfig:
         parser.add_argument("--turn-timeout", action="append", default=[], metavar="GAME=MS", help="turn timer per game")
         parser.add_argument("--commit-rate", type=float, default=float(_env("COMMIT_RATE", "200")), help="commits/s per stream")
         parser.add_argument("--store", default=_env("STORE"),
-                            help="where tables are made durable: local:DIR, redis://HOST:PORT/DB, or none "
+                            help="where tables are made durable: local:DIR, redis://HOST:PORT/DB, "
+                                 "redis+sentinel://HOST:PORT,.../SERVICE[?replicas=N], or none "
                                  "(default: a new local folder per run for an embedded host, none on a cluster)")
         parser.add_argument("--hello-timeout", type=float, default=float(_env("HELLO_TIMEOUT_S", "5")),
                             help="seconds a table stream may stay open without saying hello")

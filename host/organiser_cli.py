@@ -17,11 +17,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tablehost.actors.store.redis_url import SCHEMES as REDIS_SCHEMES
 from tablehost.host.organisers import (DEFAULT_VALID_DAYS, MAX_VALID_DAYS, Organiser, OrganiserRegistry,
                                        UnknownOrganiser, now_ms, when)
 
 DAY_MS = 24 * 3600 * 1000
-_STORES = ("local:", "redis://", "rediss://", "unix://")
+_STORES = ("local:", *REDIS_SCHEMES)
 
 
 def add_organiser_commands(commands: Any) -> None:

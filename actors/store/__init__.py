@@ -154,8 +154,11 @@ class TableStore(Protocol):
 
 
 def open_store(url: str, finished_retention_s: float = FINISHED_RETENTION_S) -> TableStore:
-    """`local:/path/to/dir` (or a bare path) or `redis://host:port/db`."""
-    if url.startswith(("redis://", "rediss://", "unix://")):
+    """`local:/path/to/dir` (or a bare path), `redis://host:port/db`, or
+    `redis+sentinel://host:port,.../service` (see redis_url.py)."""
+    from tablehost.actors.store.redis_url import SCHEMES
+
+    if url.startswith(SCHEMES):
         from tablehost.actors.store.redis_store import RedisStore
 
         return RedisStore(url, finished_retention_s)

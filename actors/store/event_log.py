@@ -28,9 +28,10 @@ from typing import Any, Protocol
 import msgpack
 import redis
 
-from tablehost.actors.store import StoreError
+from tablehost.actors.store import StoreError, StoreUnavailable
 from tablehost.actors.store.local import _fsync_folder, frame, read_frames
 from tablehost.actors.store.redis_store import _failure
+from tablehost.actors.store.redis_url import SCHEMES as REDIS_SCHEMES, connect
 
 # A log's name becomes a file name and a Redis key: keep it to safe characters.
 _NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -129,6 +130,13 @@ class LocalEventLog:
 # KEYS: the stream, the length. ARGV: the expected index, the payload.
 _APPEND = """
 local length = tonumber(redis.call('GET', KEYS[2]) or '0')
+if length == tonumber(ARGV[1]) + 1 then
+  -- A retry of the last append (its reply lost, or not yet on the replicas): taken once.
+  local last = redis.call('XRANGE', KEYS[1], length .. '-1', length .. '-1')
+  if last[1] and last[1][2][2] == ARGV[2] then
+    return length
+  end
+end
 if length ~= tonumber(ARGV[1]) then
   return redis.error_reply('CONFLICT the log holds ' .. length .. ' events')
 end
@@ -147,13 +155,19 @@ def _key(name: str, part: str) -> str:
 class RedisEventLog:
     def __init__(self, url: str) -> None:
         self.url = url
-        self._redis = redis.Redis.from_url(url)
+        self._target = connect(url)
+        self._redis = self._target.client
         self._append = self._redis.register_script(_APPEND)
 
     def append(self, name: str, index: int, event: dict[str, Any]) -> None:
         keys = [_key(_checked(name), "events"), _key(name, "length"), _LOGS]
         try:
             self._append(keys=keys, args=[index, _pack(event), name])
+            if self._target.replicas:
+                holding = self._redis.wait(self._target.replicas, self._target.wait_ms)
+                if not self._target.confirmed(holding):
+                    # Not acknowledged: the caller reads the log again, and finds the event there or not.
+                    raise StoreUnavailable(f"redis: the event reached {holding} of {self._target.replicas} replicas")
         except redis.ResponseError as error:
             if str(error).startswith("CONFLICT"):
                 raise EventConflict(f"log {name}: {error}; an append expected {index}") from None
@@ -180,6 +194,6 @@ class RedisEventLog:
 
 def open_event_log(url: str) -> EventLog:
     """The event logs beside a tables' store of the same URL."""
-    if url.startswith(("redis://", "rediss://", "unix://")):
+    if url.startswith(REDIS_SCHEMES):
         return RedisEventLog(url)
     return LocalEventLog(url.removeprefix("local:"))

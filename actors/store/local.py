@@ -189,20 +189,23 @@ class LocalStore:
                         raise Fenced(f"table {table_id} is at epoch {epoch}, not {appends.epoch}")
                     if table.last_seq is None:
                         table.last_seq = self._load(table_id, epoch).seq
-                    if appends.entries and appends.entries[-1].seq == table.last_seq:
+                    if appends.entries and appends.entries[-1].seq <= table.last_seq:
                         # A retry of a batch already written (its sync failed): sync it, once.
                         if table.segment is not None:
                             written.append(table)
                         continue
-                    if appends.entries and appends.entries[0].seq != table.last_seq + 1:
+                    # A retry whose first try was written comes back with the table's later entries
+                    # behind it: only those are new (the epoch says this incarnation wrote the rest).
+                    entries = [entry for entry in appends.entries if entry.seq > table.last_seq]
+                    if entries and entries[0].seq != table.last_seq + 1:
                         raise StoreError(f"table {table_id}'s journal is at seq {table.last_seq}; "
-                                         f"these entries start at {appends.entries[0].seq}")
+                                         f"these entries start at {entries[0].seq}")
                     if table.segment is None:
                         table.open_segment(table.last_seq + 1)
-                    if appends.entries:
-                        records = b"".join(frame(_pack({**e.to_plain(), "epoch": epoch})) for e in appends.entries)
+                    if entries:
+                        records = b"".join(frame(_pack({**e.to_plain(), "epoch": epoch})) for e in entries)
                         os.write(table.segment, records)
-                        table.last_seq = appends.entries[-1].seq
+                        table.last_seq = entries[-1].seq
                         written.append(table)
                     if appends.checkpoint is not None:
                         self._checkpoint(table, appends.checkpoint, written)

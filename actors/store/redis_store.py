@@ -15,12 +15,16 @@ Every append runs one Lua script that checks the epoch (the fencing token)
 and that the entries continue the journal exactly (seq + 1, + 2, ...) before
 it writes anything, so a stale incarnation of a room cannot append and a
 forked or overlapping append is refused whole. The same batch sent again (a
-retry after its reply was lost) is taken once. A checkpoint is written by the
+retry after its reply was lost) is taken once, and so is the part of a
+retry its first try wrote. A checkpoint is written by the
 same script, which trims the journal up to it: the two never disagree. One
 group commit is one round trip: a pipeline of one script call per table.
 
 Durability is Redis's: run it with `appendonly yes` and `appendfsync always`
-(or `everysec`, trading the last second for speed)."""
+(or `everysec`, trading the last second for speed). Behind Sentinel, a
+write counts once the replicas the URL asks for hold it (`redis_url.py`):
+every write here ends with WAIT, and one not confirmed is reported
+unavailable, to be tried again."""
 
 from __future__ import annotations
 
@@ -32,6 +36,7 @@ import redis
 
 from tablehost.actors.store import (FINISHED_RETENTION_S, Appends, Checkpoint, Fenced, JournalEntry, StoredTable,
                                     StoreError, StoreUnavailable, TableExists)
+from tablehost.actors.store.redis_url import connect
 
 _TABLES = "th:tables"
 
@@ -45,13 +50,20 @@ end
 local first = tonumber(ARGV[2])
 local n = tonumber(ARGV[3])
 local last = tonumber(redis.call('GET', KEYS[2]) or '0')
-if n > 0 and first + n - 1 == last then
+if n > 0 and first + n - 1 <= last then
   return n  -- a retry of a batch already taken (its reply was lost): taken once
 end
-if n > 0 and first ~= last + 1 then
+-- A retry whose first try was taken comes back with the table's later
+-- entries behind it: only those are new. (The epoch says this incarnation
+-- wrote the ones taken.)
+local skip = 0
+if n > 0 and first <= last then
+  skip = last - first + 1
+end
+if n > 0 and first + skip ~= last + 1 then
   return redis.error_reply('GAP the journal is at seq ' .. last .. '; these entries start at ' .. first)
 end
-for i = 0, n - 1 do
+for i = skip, n - 1 do
   redis.call('XADD', KEYS[3], (first + i) .. '-1', 'e', ARGV[4 + i])
 end
 if n > 0 then
@@ -67,7 +79,11 @@ return n
 
 # KEYS: header, epoch, seq, the set of tables not finished. ARGV: header, table id.
 _CREATE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then
+local existing = redis.call('GET', KEYS[1])
+if existing == ARGV[1] then
+  return 1  -- a retry of this create (not confirmed by the replicas, or its reply lost): taken once
+end
+if existing then
   return redis.error_reply('EXISTS the table exists already')
 end
 redis.call('SET', KEYS[1], ARGV[1])
@@ -104,10 +120,17 @@ def _unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=True)
 
 
+# Replies of a server that cannot take writes for now: it has no replica in
+# reach (min-replicas-to-write), or it is a replica (a primary demoted by a
+# failover, until the client finds the new one).
+_FOR_NOW = ("NOREPLICAS", "READONLY", "MASTERDOWN", "LOADING")
+
+
 def _failure(error: redis.RedisError) -> StoreError:
     """What a redis-py error means to the store's callers: a connection that
-    failed is worth trying again; anything else is not."""
-    if isinstance(error, (redis.ConnectionError, redis.TimeoutError)):
+    failed, or a server that cannot take writes for now, is worth trying
+    again; anything else is not."""
+    if isinstance(error, (redis.ConnectionError, redis.TimeoutError)) or str(error).startswith(_FOR_NOW):
         return StoreUnavailable(f"redis: {error}")
     return StoreError(f"redis: {error}")
 
@@ -116,7 +139,8 @@ class RedisStore:
     def __init__(self, url: str, finished_retention_s: float = FINISHED_RETENTION_S) -> None:
         self.url = url
         self.finished_retention_s = finished_retention_s
-        self._redis = redis.Redis.from_url(url)
+        self._target = connect(url)
+        self._redis = self._target.client
         self._create = self._redis.register_script(_CREATE)
         self._append = self._redis.register_script(_APPEND)
         self._finish = self._redis.register_script(_FINISH)
@@ -125,10 +149,11 @@ class RedisStore:
         keys = [_key(table_id, "header"), _key(table_id, "epoch"), _key(table_id, "seq"), _TABLES]
         try:
             self._create(keys=keys, args=[_pack(header), table_id])
+            self._wait_for_replicas()
         except redis.ResponseError as error:
             if str(error).startswith("EXISTS"):
                 raise TableExists(f"table {table_id} exists already in {self.url}") from None
-            raise StoreError(f"redis: {error}") from error
+            raise _failure(error) from error
         except redis.RedisError as error:
             raise _failure(error) from error
         return 1
@@ -147,13 +172,21 @@ class RedisStore:
                     args += [_pack(checkpoint.to_plain()), checkpoint.seq] if checkpoint is not None else ["", 0]
                     self._append(keys=[_key(table_id, p) for p in ("epoch", "seq", "journal", "checkpoint")],
                                  args=args, client=pipe)
+                if self._target.replicas:
+                    pipe.wait(self._target.replicas, self._target.wait_ms)
                 results = pipe.execute(raise_on_error=False)
         except redis.RedisError as error:
             return {table_id: _failure(error) for table_id in batch}
+        if self._target.replicas:
+            holding = results.pop()
+            if isinstance(holding, Exception) or not self._target.confirmed(holding):
+                unconfirmed = StoreUnavailable(self._unconfirmed(holding))
+                return {table_id: unconfirmed for table_id in batch}
         for table_id, result in zip(order, results):
-            if isinstance(result, redis.ResponseError):
-                message = str(result)
-                failed[table_id] = Fenced(message) if message.startswith("FENCED") else StoreError(message)
+            if isinstance(result, redis.ResponseError) and str(result).startswith("FENCED"):
+                failed[table_id] = Fenced(str(result))
+            elif isinstance(result, redis.RedisError):
+                failed[table_id] = _failure(result)
             elif isinstance(result, Exception):
                 failed[table_id] = StoreError(f"redis: {result}")
         return failed
@@ -171,6 +204,9 @@ class RedisStore:
                 raise StoreError(f"no table {table_id} in {self.url}")
             epoch_key = _key(table_id, "epoch")
             epoch = int(self._redis.incr(epoch_key) if claim else self._redis.get(epoch_key))
+            if claim:
+                # A claim a promoted replica lacked would let the old incarnation write on.
+                self._wait_for_replicas()
             raw_checkpoint = self._redis.get(_key(table_id, "checkpoint"))
             checkpoint = Checkpoint.from_plain(_unpack(raw_checkpoint)) if raw_checkpoint is not None else None
             after = checkpoint.seq if checkpoint is not None else 0
@@ -187,6 +223,7 @@ class RedisStore:
             others = [_key(table_id, part) for part in ("header", "seq", "journal", "checkpoint")]
             self._finish(keys=[_key(table_id, "epoch"), _TABLES, *others],
                          args=[epoch, table_id, max(1, int(self.finished_retention_s))])
+            self._wait_for_replicas()
         except redis.RedisError as error:
             raise _failure(error) from error
 
@@ -204,6 +241,18 @@ class RedisStore:
         if header is None:
             raise StoreError(f"no table {table_id} in {self.url}")
         return _unpack(header)
+
+    def _wait_for_replicas(self) -> None:
+        """Return once the replicas the URL asks for hold every write so far;
+        raise StoreUnavailable (to be tried again) if they do not in time."""
+        if self._target.replicas:
+            holding = self._redis.wait(self._target.replicas, self._target.wait_ms)
+            if not self._target.confirmed(holding):
+                raise StoreUnavailable(self._unconfirmed(holding))
+
+    def _unconfirmed(self, holding: object) -> str:
+        return (f"redis: the write reached {holding} of the {self._target.replicas} replicas that must hold it "
+                f"within {self._target.wait_ms} ms; not acknowledged")
 
     def forget(self, table_id: str) -> None:
         """Nothing is kept open per table."""
