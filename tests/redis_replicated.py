@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
+from redis.sentinel import Sentinel
 
 from redis_server import free_port
 
@@ -89,7 +90,16 @@ class LoopbackGroup:
             sentinel_command(self.folder / "sentinel", "127.0.0.1", sentinel_port, ("127.0.0.1", self.primary_port), 1),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         wait(lambda: self._replicas_in_sync() == self.replicas, timeout_s, "every replica in sync with the primary")
+        wait(self._sentinel_names_a_primary, timeout_s, "the sentinel to see the primary up")
         return self
+
+    def _sentinel_names_a_primary(self) -> bool:
+        assert self.sentinel is not None
+        try:
+            Sentinel([("127.0.0.1", self.sentinel[0])], socket_timeout=2).discover_master(SERVICE)
+        except redis.RedisError:
+            return False
+        return True
 
     def wait_until_sentinel_knows_replicas(self, timeout_s: float = 30.0) -> None:
         """Sentinel learns of replicas from the primary's INFO (every few
