@@ -80,6 +80,7 @@ class SeatPlay:
 
     session: TableSession
     accepted: dict[str, int] = field(default_factory=dict)  # act_id -> seq
+    accepted_at: list[float] = field(default_factory=list)  # time.time() of each acceptance, in order
     commit_timeouts: int = 0
     own_reconnects: int = 0  # after the SDK gave up on a stream that ended before any message
 
@@ -186,6 +187,7 @@ async def play_seat(play: SeatPlay, rnd: random.Random) -> None:
             continue
         if outcome.accepted:
             play.accepted[outcome.act_id] = outcome.seq
+            play.accepted_at.append(time.time())
 
 
 async def reconnect_after_sdk_gave_up(play: SeatPlay, error: SessionDisconnected) -> None:

@@ -1,0 +1,158 @@
+"""The host on the network test bed, started as an operator starts it: `ray start`
+in each node's namespace with that node's address, the front door on the head, rooms
+advertising their node's address; and a Redis primary with replicas and sentinels on
+nodes of their own, for a store that outlives its primary. Used by the bed's tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from netbed import NetBed
+from ray_processes import wait_for
+from redis_replicated import SERVICE, sentinel_command, server_command, store_url
+
+RAY = str(Path(sys.executable).with_name("ray"))
+TABLEHOST = [sys.executable, "-m", "tablehost.host.cli"]
+NODE_HOST_VARIABLE = "TABLEHOST_NODE_HOST"
+RAY_PORT = 6380
+START_TIMEOUT_S = 120.0
+
+
+class Cluster:
+    """Ray on the bed: the head (one CPU: the lobby) and a room node (one CPU)."""
+
+    def __init__(self, bed: NetBed, log_dir: Path, store: str = "none") -> None:
+        self.bed, self.log_dir, self.store = bed, log_dir, store
+        # The suite keeps its own Ray on loopback by refusing multi-node clusters
+        # (RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0); the bed's nodes have addresses of their
+        # own, and whatever a node listens on is inside its namespace.
+        self.env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "1",
+                    "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),
+                    "TABLEHOST_TOKEN_SECRET": "bed-test-secret-" + "x" * 24}
+        self.address = f"{bed.address('head')}:{RAY_PORT}"
+        self.front_door_lines: list[str] = []
+
+    def start(self) -> Cluster:
+        head = self._ray("head", ["start", "--head", "--port", str(RAY_PORT), "--include-dashboard", "false"])
+        self._wait_for_nodes(1, head)
+        room = self._ray("room1", ["start", "--address", self.address],
+                         {NODE_HOST_VARIABLE: self.bed.address("room1")})
+        self._wait_for_nodes(2, room)
+        door = self.bed.start("head", [*TABLEHOST, "serve", "--address", self.address, "--host",
+                                       self.bed.address("head"), "--port", "0", "--room-host", "0.0.0.0",
+                                       "--advertise-host", f"env:{NODE_HOST_VARIABLE}", "--store", self.store],
+                              stdout=subprocess.PIPE, stderr=open(self.log_dir / "door.log", "w"), text=True,
+                              env=self.env)
+        threading.Thread(target=lambda: self.front_door_lines.extend(line.strip() for line in door.stdout),
+                         daemon=True).start()
+        wait_for(lambda: self.target is not None or door.poll() is not None, START_TIMEOUT_S, "the front door")
+        assert self.target is not None, (self.log_dir / "door.log").read_text()[-3000:]
+        return self
+
+    def _ray(self, node: str, args: list[str], extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+        temp_dir = tempfile.mkdtemp(prefix=f"thb-{node}-", dir="/tmp")  # short: Ray's socket paths
+        return self.bed.start(node, [RAY, *args, "--node-ip-address", self.bed.address(node), "--num-cpus", "1",
+                                     "--temp-dir", temp_dir, "--block", "--disable-usage-stats"],
+                              stdout=open(self.log_dir / f"ray-{node}.log", "wb"), stderr=subprocess.STDOUT,
+                              env={**self.env, **(extra_env or {})})
+
+    def _wait_for_nodes(self, count: int, starting: subprocess.Popen) -> None:
+        probe = ("import ray, sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "
+                 "print(sum(node['Alive'] for node in ray.nodes()))")
+
+        def alive() -> int:
+            done = self.bed.run("head", [sys.executable, "-c", probe, self.address], timeout=60, env=self.env)
+            lines = done.stdout.strip().splitlines()
+            return int(lines[-1]) if done.returncode == 0 and lines else 0
+
+        wait_for(lambda: starting.poll() is not None or alive() == count, START_TIMEOUT_S, f"{count} Ray nodes alive")
+        assert starting.poll() is None, f"ray start exited {starting.returncode}: see {self.log_dir}"
+
+    @property
+    def target(self) -> str | None:
+        return next((line.removeprefix("listening on ") for line in self.front_door_lines
+                     if line.startswith("listening on ")), None)
+
+    def bots(self, tables: int, seed: int, timeout_s: int = 90) -> dict:
+        done = self.bed.run("client", [*TABLEHOST, "bots", "--target", self.target, "--tables", str(tables),
+                                       "--seed", str(seed), "--timeout", str(timeout_s), "--json"],
+                            timeout=timeout_s + 60)
+        assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    def status(self) -> dict:
+        done = self.bed.run("client", [*TABLEHOST, "status", "--target", self.target, "--json"], timeout=60)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads(done.stdout)
+
+
+REDIS_PORT = 6379
+SENTINEL_PORT = 26379
+
+
+class RedisOnBed:
+    """A Redis primary on the first of `nodes` and a replica on each other,
+    with a sentinel beside every server (quorum: a majority of them)."""
+
+    def __init__(self, bed: NetBed, nodes: list[str], folder: Path) -> None:
+        self.bed, self.nodes, self.folder = bed, nodes, folder
+        self.servers: dict[str, subprocess.Popen] = {}
+        self.primary_node = nodes[0]
+
+    @property
+    def url(self) -> str:
+        return store_url([(self.bed.address(node), SENTINEL_PORT) for node in self.nodes])
+
+    def start(self, timeout_s: float = 60.0) -> RedisOnBed:
+        primary = (self.bed.address(self.primary_node), REDIS_PORT)
+        quorum = len(self.nodes) // 2 + 1
+        for node in self.nodes:
+            address = self.bed.address(node)
+            log = open(self.folder / f"redis-{node}.log", "wb")
+            self.servers[node] = self.bed.start(node, server_command(
+                self.folder / node, address, REDIS_PORT, None if node == self.primary_node else primary),
+                stdout=log, stderr=subprocess.STDOUT)
+            self.bed.start(node, sentinel_command(self.folder / f"sentinel-{node}", address, SENTINEL_PORT, primary,
+                                                  quorum), stdout=open(self.folder / f"sentinel-{node}.log", "wb"),
+                           stderr=subprocess.STDOUT)
+        wait_for(self.ready, timeout_s, "every sentinel to see the primary, every replica and each other")
+        return self
+
+    def cli(self, node: str, *args: str) -> str:
+        """redis-cli from `node`'s namespace; its output, or "" if it failed."""
+        done = self.bed.run(node, ["redis-cli", "--no-raw", *args], timeout=20)
+        return done.stdout if done.returncode == 0 else ""
+
+    def ready(self) -> bool:
+        """Every sentinel sees the primary up, knows every replica and every other
+        sentinel (without which no majority can agree on a failover)."""
+        others = str(len(self.nodes) - 1)
+        for node in self.nodes:
+            fields = self.cli(node, "-h", self.bed.address(node), "-p", str(SENTINEL_PORT), "--raw",
+                              "sentinel", "master", SERVICE).split()
+            state = dict(zip(fields[0::2], fields[1::2]))
+            if (state.get("flags"), state.get("num-slaves"), state.get("num-other-sentinels")) != ("master", others,
+                                                                                                   others):
+                return False
+        return True
+
+    def primary_named(self) -> str:
+        """The address the sentinels name as primary now (asked of the last node's)."""
+        node = self.nodes[-1]
+        answer = self.cli(node, "-h", self.bed.address(node), "-p", str(SENTINEL_PORT), "--raw",
+                          "sentinel", "get-master-addr-by-name", SERVICE)
+        return answer.split()[0] if answer.split() else ""
+
+    def kill_primary(self) -> str:
+        """SIGKILL the primary's redis-server, as a crash would; returns its address."""
+        process = self.servers[self.primary_node]
+        process.kill()
+        process.wait(10)
+        return self.bed.address(self.primary_node)
