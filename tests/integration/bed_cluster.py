@@ -14,6 +14,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+import psutil
+
 from netbed import NetBed
 from ray_processes import wait_for
 from redis_replicated import SERVICE, sentinel_command, server_command, store_url
@@ -25,11 +27,21 @@ RAY_PORT = 6380
 START_TIMEOUT_S = 120.0
 
 
-class Cluster:
-    """Ray on the bed: the head (one CPU: the lobby) and a room node (one CPU)."""
+# Ray's failure detection, as the bed's faults tests set it on the head: a node
+# silent for three checks a second apart is dead (Ray's defaults take about half
+# a minute), so a fault past detection fits in a test.
+QUICK_FAILURE_DETECTION = {"RAY_health_check_initial_delay_ms": "1000", "RAY_health_check_period_ms": "1000",
+                           "RAY_health_check_timeout_ms": "1000", "RAY_health_check_failure_threshold": "3"}
 
-    def __init__(self, bed: NetBed, log_dir: Path, store: str = "none") -> None:
-        self.bed, self.log_dir, self.store = bed, log_dir, store
+
+class Cluster:
+    """Ray on the bed: the head (one CPU: the lobby) and room nodes (one CPU each)."""
+
+    def __init__(self, bed: NetBed, log_dir: Path, store: str = "none", room_nodes: tuple[str, ...] = ("room1",),
+                 head_env: dict[str, str] | None = None) -> None:
+        self.bed, self.log_dir, self.store, self.room_nodes = bed, log_dir, store, room_nodes
+        self.head_env = head_env or {}
+        self.ray_nodes: dict[str, subprocess.Popen] = {}  # node -> its `ray start --block`
         # The suite keeps its own Ray on loopback by refusing multi-node clusters
         # (RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0); the bed's nodes have addresses of their
         # own, and whatever a node listens on is inside its namespace.
@@ -40,11 +52,12 @@ class Cluster:
         self.front_door_lines: list[str] = []
 
     def start(self) -> Cluster:
-        head = self._ray("head", ["start", "--head", "--port", str(RAY_PORT), "--include-dashboard", "false"])
+        head = self._ray("head", ["start", "--head", "--port", str(RAY_PORT), "--include-dashboard", "false"],
+                         self.head_env)
         self._wait_for_nodes(1, head)
-        room = self._ray("room1", ["start", "--address", self.address],
-                         {NODE_HOST_VARIABLE: self.bed.address("room1")})
-        self._wait_for_nodes(2, room)
+        for count, node in enumerate(self.room_nodes, start=2):
+            room = self._ray(node, ["start", "--address", self.address], {NODE_HOST_VARIABLE: self.bed.address(node)})
+            self._wait_for_nodes(count, room)
         door = self.bed.start("head", [*TABLEHOST, "serve", "--address", self.address, "--host",
                                        self.bed.address("head"), "--port", "0", "--room-host", "0.0.0.0",
                                        "--advertise-host", f"env:{NODE_HOST_VARIABLE}", "--store", self.store],
@@ -58,10 +71,28 @@ class Cluster:
 
     def _ray(self, node: str, args: list[str], extra_env: dict[str, str] | None = None) -> subprocess.Popen:
         temp_dir = tempfile.mkdtemp(prefix=f"thb-{node}-", dir="/tmp")  # short: Ray's socket paths
-        return self.bed.start(node, [RAY, *args, "--node-ip-address", self.bed.address(node), "--num-cpus", "1",
-                                     "--temp-dir", temp_dir, "--block", "--disable-usage-stats"],
-                              stdout=open(self.log_dir / f"ray-{node}.log", "wb"), stderr=subprocess.STDOUT,
-                              env={**self.env, **(extra_env or {})})
+        started = self.bed.start(node, [RAY, *args, "--node-ip-address", self.bed.address(node), "--num-cpus", "1",
+                                        "--temp-dir", temp_dir, "--block", "--disable-usage-stats"],
+                                 stdout=open(self.log_dir / f"ray-{node}.log", "wb"), stderr=subprocess.STDOUT,
+                                 env={**self.env, **(extra_env or {})})
+        self.ray_nodes[node] = started
+        return started
+
+    def signal_node(self, node: str, signal_number: int) -> int:
+        """Send a signal to every process of the node's Ray (raylet, workers, rooms),
+        as a machine that froze or woke would; returns how many got it."""
+        root = psutil.Process(self.ray_nodes[node].pid)
+        processes = [root, *root.children(recursive=True)]
+        for process in processes:
+            try:
+                process.send_signal(signal_number)
+            except psutil.NoSuchProcess:
+                pass
+        return len(processes)
+
+    def rooms(self) -> list[dict]:
+        """Every room of every live node, as `tablehost status` shows them."""
+        return [room for node in self.status()["nodes"] if node["alive"] for room in node["rooms"]]
 
     def _wait_for_nodes(self, count: int, starting: subprocess.Popen) -> None:
         probe = ("import ray, sys; ray.init(address=sys.argv[1], logging_level='ERROR'); "

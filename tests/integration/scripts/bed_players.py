@@ -8,7 +8,8 @@ every game finished; no player seated twice.
 
 Prints `finished N` as each game ends (the test strikes on these) and at the
 end one JSON line: the findings and, per table, when each of its commands
-was acknowledged (wall clock, to measure recovery around a fault).
+was acknowledged (wall clock, to measure recovery around a fault) and the
+rooms it was played in.
 
     python tests/integration/scripts/bed_players.py --target HOST:PORT --store URL --games 8"""
 
@@ -34,7 +35,7 @@ async def play(target: str, store_url: str, tables: int, games: int, seed: int) 
     findings = Findings()
     rnd = random.Random(seed)
     seated: list[str] = []
-    acknowledged_at: dict[str, list[float]] = {}
+    tables_played: dict[str, dict] = {}
     started = 0
 
     async def keep_a_table_playing(slot: int) -> None:
@@ -56,7 +57,11 @@ async def play(target: str, store_url: str, tables: int, games: int, seed: int) 
                 for lobby in lobbies:
                     await lobby.close()
             await asyncio.to_thread(check_game, table_id, plays, store, findings)
-            acknowledged_at[table_id] = sorted(t for p in plays for t in p.accepted_at)
+            tables_played[table_id] = {
+                "acknowledged_at": sorted(t for p in plays for t in p.accepted_at),
+                # Where the table was first, and where its seats ended (another room's if it moved).
+                "endpoints": sorted({sessions[0].assignment.endpoint, *(session.endpoint for session in sessions)}),
+            }
             print(f"finished {findings.games}", flush=True)
 
     try:
@@ -66,7 +71,7 @@ async def play(target: str, store_url: str, tables: int, games: int, seed: int) 
     report = dataclasses.asdict(findings)
     report["seated_twice"] = len(seated) - len(set(seated))
     report["clean"] = findings.clean and not report["seated_twice"]
-    report["acknowledged_at"] = acknowledged_at
+    report["tables"] = tables_played
     return report
 
 
