@@ -7,9 +7,10 @@ seeing different commands at one seq, every game finished, nobody seated twice.
   the rooms' store follows it, and no command acknowledged before the primary
   died is lost, because none was acknowledged before a replica held it.
 - The room node serving the tables is frozen (every process of its Ray
-  SIGSTOPped) until Ray declares it dead and its tables resume on the other
-  room node, then thawed: the old incarnation of each table may wake with
-  commands in hand, but the store fences it, so it publishes nothing."""
+  SIGSTOPped), or cut off from everyone, until Ray declares it dead and its
+  tables resume on the other room node; then thawed, healed, or left cut off.
+  The old incarnation of each table may wake with commands in hand, but the
+  store fences it, so it publishes nothing."""
 
 from __future__ import annotations
 
@@ -141,8 +142,24 @@ def test_the_redis_primary_killed_mid_game_loses_no_acknowledged_command(
     print(json.dumps(figures(report, resumed, promoted_s=promoted_s)))
 
 
-def test_a_room_node_frozen_past_failure_detection_publishes_nothing_once_it_wakes(
-        bed_with_two_room_nodes: tuple[Cluster, RedisOnBed], tmp_path: Path) -> None:
+ROOM_NODE_FAULTS = {
+    # (how the node is struck, how it comes back once its tables have resumed elsewhere, or None)
+    "frozen then thawed": (lambda c, node: c.signal_node(node, signal.SIGSTOP),
+                           lambda c, node: c.signal_node(node, signal.SIGCONT)),
+    "cut off then healed": (lambda c, node: c.bed.partition(node), lambda c, node: c.bed.heal(node)),
+    "cut off for good": (lambda c, node: c.bed.partition(node), None),
+}
+
+
+@pytest.mark.parametrize("fault", list(ROOM_NODE_FAULTS))
+def test_a_room_node_lost_past_failure_detection_hands_its_tables_over_and_publishes_nothing_after(
+        fault: str, bed_with_two_room_nodes: tuple[Cluster, RedisOnBed], tmp_path: Path) -> None:
+    """Frozen, or cut off from everyone (its port on the bridge down: packets dropped
+    silently), until Ray declares the node dead and its tables resume on the other
+    room node. Thawed or healed, the old incarnation of each table may wake with
+    commands in hand; the store fences it, so it publishes nothing. Cut off for good,
+    its players notice the silence (keepalive) and follow their tables."""
+    strike, restore = ROOM_NODE_FAULTS[fault]
     cluster, redis = bed_with_two_room_nodes
     players = Players.start(cluster, redis.url, tables=3, games=6, seed=7)
     addresses = {cluster.bed.address(node): node for node in cluster.room_nodes}
@@ -155,20 +172,21 @@ def test_a_room_node_frozen_past_failure_detection_publishes_nothing_once_it_wak
     victim = addresses[host_of(busiest_room()["endpoint"])]
     survivor = next(node for node in cluster.room_nodes if node != victim)
 
-    frozen_at = time.time()
-    assert cluster.signal_node(victim, signal.SIGSTOP) >= 3  # `ray start`, the raylet, at least the room
+    struck_at = time.time()
+    strike(cluster, victim)
 
     def resumed_on_survivor() -> bool:
         serving = [room for room in cluster.rooms() if room["tables"] > 0]
         return bool(serving) and all(host_of(room["endpoint"]) == cluster.bed.address(survivor) for room in serving)
 
     wait_for(resumed_on_survivor, 120, f"the tables of {victim} to resume on {survivor}")
-    moved_s = time.time() - frozen_at
-    cluster.signal_node(victim, signal.SIGCONT)
+    moved_s = time.time() - struck_at
+    if restore is not None:
+        restore(cluster, victim)
     report = players.report(300, tmp_path)
 
     assert report["clean"], findings_of(report)
     assert report["games"] == 6 and report["unfinished"] == 0 and report["lost"] == [], findings_of(report)
-    resumed = recovery_s(report["tables"], frozen_at, first_in=cluster.bed.address(victim))
-    assert resumed, "no table of the frozen node was playing when it froze"
-    print(json.dumps(figures(report, resumed, moved_s=moved_s)))
+    resumed = recovery_s(report["tables"], struck_at, first_in=cluster.bed.address(victim))
+    assert resumed, f"no table of {victim} was playing when it was struck"
+    print(json.dumps({"fault": fault, **figures(report, resumed, moved_s=moved_s)}))
