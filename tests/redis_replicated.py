@@ -47,6 +47,14 @@ def server_command(folder: Path, host: str, port: int, primary: tuple[str, int] 
     return command
 
 
+def standalone_command(folder: Path, host: str, port: int) -> list[str]:
+    """One redis-server on host:port with every write fsync'ed (what Ray's GCS
+    keeps its tables in on the bed: Ray asks for one address, not Sentinel)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return [_binary(), "--port", str(port), "--bind", host, "--dir", str(folder), "--save", "", "--appendonly", "yes",
+            "--appendfsync", "always", "--protected-mode", "no"]
+
+
 def sentinel_command(folder: Path, host: str, port: int, primary: tuple[str, int], quorum: int) -> list[str]:
     """A sentinel on host:port watching `primary` (its config file is its own:
     Sentinel rewrites it as it learns)."""

@@ -38,8 +38,10 @@ class Cluster:
     """Ray on the bed: the head (one CPU: the lobby) and room nodes (one CPU each)."""
 
     def __init__(self, bed: NetBed, log_dir: Path, store: str = "none", room_nodes: tuple[str, ...] = ("room1",),
-                 head_env: dict[str, str] | None = None) -> None:
+                 head_env: dict[str, str] | None = None, door_port: int = 0) -> None:
         self.bed, self.log_dir, self.store, self.room_nodes = bed, log_dir, store, room_nodes
+        self.door_port = door_port  # 0: any; a fixed port keeps the players' target across a head restart
+        self.door: subprocess.Popen | None = None
         self.head_env = head_env or {}
         self.ray_nodes: dict[str, subprocess.Popen] = {}  # node -> its `ray start --block`
         # The suite keeps its own Ray on loopback by refusing multi-node clusters
@@ -52,22 +54,52 @@ class Cluster:
         self.front_door_lines: list[str] = []
 
     def start(self) -> Cluster:
-        head = self._ray("head", ["start", "--head", "--port", str(RAY_PORT), "--include-dashboard", "false"],
-                         self.head_env)
-        self._wait_for_nodes(1, head)
+        self._start_head()
         for count, node in enumerate(self.room_nodes, start=2):
             room = self._ray(node, ["start", "--address", self.address], {NODE_HOST_VARIABLE: self.bed.address(node)})
             self._wait_for_nodes(count, room)
-        door = self.bed.start("head", [*TABLEHOST, "serve", "--address", self.address, "--host",
-                                       self.bed.address("head"), "--port", "0", "--room-host", "0.0.0.0",
-                                       "--advertise-host", f"env:{NODE_HOST_VARIABLE}", "--store", self.store],
-                              stdout=subprocess.PIPE, stderr=open(self.log_dir / "door.log", "w"), text=True,
-                              env=self.env)
+        self._start_door()
+        return self
+
+    def _start_head(self) -> None:
+        head = self._ray("head", ["start", "--head", "--port", str(RAY_PORT), "--include-dashboard", "false"],
+                         self.head_env)
+        self._wait_for_nodes(1 + sum(node in self.ray_nodes for node in self.room_nodes), head)
+
+    def _start_door(self) -> None:
+        self.front_door_lines.clear()
+        self.door = self.bed.start("head", [*TABLEHOST, "serve", "--address", self.address, "--host",
+                                            self.bed.address("head"), "--port", str(self.door_port), "--room-host",
+                                            "0.0.0.0", "--advertise-host", f"env:{NODE_HOST_VARIABLE}", "--store",
+                                            self.store],
+                                   stdout=subprocess.PIPE, stderr=open(self.log_dir / "door.log", "a"), text=True,
+                                   env=self.env)
+        door = self.door
         threading.Thread(target=lambda: self.front_door_lines.extend(line.strip() for line in door.stdout),
                          daemon=True).start()
         wait_for(lambda: self.target is not None or door.poll() is not None, START_TIMEOUT_S, "the front door")
         assert self.target is not None, (self.log_dir / "door.log").read_text()[-3000:]
-        return self
+
+    def kill_head(self) -> None:
+        """SIGKILL every process of the head: its Ray (GCS, raylet, the lobby) and the front door."""
+        for root in (self.ray_nodes.pop("head"), self.door):
+            tree = [psutil.Process(root.pid)]
+            try:
+                tree += tree[0].children(recursive=True)
+            except psutil.NoSuchProcess:
+                pass
+            for process in tree:
+                try:
+                    process.kill()
+                except psutil.NoSuchProcess:
+                    pass
+            root.wait(10)
+
+    def restart_head(self) -> None:
+        """Start the head again on the same address and port, and the front door on its
+        port: Ray's GCS reloads the cluster from its Redis, the room nodes reconnect."""
+        self._start_head()
+        self._start_door()
 
     def _ray(self, node: str, args: list[str], extra_env: dict[str, str] | None = None) -> subprocess.Popen:
         temp_dir = tempfile.mkdtemp(prefix=f"thb-{node}-", dir="/tmp")  # short: Ray's socket paths

@@ -10,7 +10,11 @@ seeing different commands at one seq, every game finished, nobody seated twice.
   SIGSTOPped), or cut off from everyone, until Ray declares it dead and its
   tables resume on the other room node; then thawed, healed, or left cut off.
   The old incarnation of each table may wake with commands in hand, but the
-  store fences it, so it publishes nothing."""
+  store fences it, so it publishes nothing.
+- Every process of the head is killed (Ray's GCS, its raylet, the lobby, the
+  front door) and the head started again: the GCS reloads the cluster from
+  its own Redis, the lobby comes back with it, games in rooms on other nodes
+  play on meanwhile, and seating resumes."""
 
 from __future__ import annotations
 
@@ -27,9 +31,10 @@ from pathlib import Path
 
 import pytest
 
-from bed_cluster import QUICK_FAILURE_DETECTION, Cluster, RedisOnBed
+from bed_cluster import QUICK_FAILURE_DETECTION, REDIS_PORT, Cluster, RedisOnBed
 from netbed import NetBed
 from ray_processes import wait_for
+from redis_replicated import standalone_command
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -190,3 +195,49 @@ def test_a_room_node_lost_past_failure_detection_hands_its_tables_over_and_publi
     resumed = recovery_s(report["tables"], struck_at, first_in=cluster.bed.address(victim))
     assert resumed, f"no table of {victim} was playing when it was struck"
     print(json.dumps({"fault": fault, **figures(report, resumed, moved_s=moved_s)}))
+
+
+DOOR_PORT = 7443
+
+
+@pytest.fixture
+def bed_with_a_fault_tolerant_head(tmp_path: Path) -> Iterator[tuple[Cluster, RedisOnBed]]:
+    bed = NetBed.create(["head", "room1", *REDIS_NODES, "gcs", "client"])
+    try:
+        redis = RedisOnBed(bed, REDIS_NODES, tmp_path).start()
+        gcs_redis = f"{bed.address('gcs')}:{REDIS_PORT}"
+        bed.start("gcs", standalone_command(tmp_path / "gcs", bed.address("gcs"), REDIS_PORT),
+                  stdout=open(tmp_path / "redis-gcs.log", "wb"), stderr=subprocess.STDOUT)
+        wait_for(lambda: "PONG" in bed.run("gcs", ["redis-cli", "-h", bed.address("gcs"), "ping"]).stdout, 30,
+                 "the GCS's Redis")
+        yield Cluster(bed, tmp_path, store=redis.url, door_port=DOOR_PORT,
+                      head_env={**QUICK_FAILURE_DETECTION, "RAY_REDIS_ADDRESS": gcs_redis}).start(), redis
+    finally:
+        bed.destroy()
+
+
+def test_the_head_killed_and_restarted_loses_no_game_and_seats_again(
+        bed_with_a_fault_tolerant_head: tuple[Cluster, RedisOnBed], tmp_path: Path) -> None:
+    cluster, redis = bed_with_a_fault_tolerant_head
+    players = Players.start(cluster, redis.url, tables=3, games=6, seed=9)
+    wait_for(lambda: players.finished >= 1 or players.process.poll() is not None, 180, "a first game to finish")
+    assert players.process.poll() is None, (tmp_path / "players.log").read_text()[-4000:]
+
+    rooms_before = {room["room_id"] for room in cluster.rooms() if room["state"] == "ready"}
+    killed_at = time.time()
+    cluster.kill_head()
+    cluster.restart_head()
+    back_s = time.time() - killed_at
+    # The same cluster, reloaded: the rooms on the room node lived through it and the lobby
+    # that came back knows them (a new cluster would have started rooms of its own).
+    assert rooms_before and rooms_before <= {room["room_id"] for room in cluster.rooms()}
+    report = players.report(300, tmp_path)
+
+    assert report["clean"], findings_of(report)
+    assert report["games"] == 6 and report["unfinished"] == 0 and report["lost"] == [], findings_of(report)
+    across = recovery_s(report["tables"], killed_at)
+    assert across, "no table was playing when the head was killed"
+    # Seating is the head's: a table asked for while it was down is seated once it is back.
+    seated_again_s = min(t["seated_at"] for t in report["tables"].values() if t["seated_at"] > killed_at) - killed_at
+    print(json.dumps({"fault": "head restarted", **figures(report, across, head_back_s=back_s,
+                                                           seated_again_s=seated_again_s)}))

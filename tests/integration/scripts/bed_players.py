@@ -8,8 +8,8 @@ every game finished; no player seated twice.
 
 Prints `finished N` as each game ends (the test strikes on these) and at the
 end one JSON line: the findings and, per table, when each of its commands
-was acknowledged (wall clock, to measure recovery around a fault) and the
-rooms it was played in.
+was acknowledged and when it was asked for and seated (wall clock, to
+measure recovery around a fault), and the rooms it was played in.
 
     python tests/integration/scripts/bed_players.py --target HOST:PORT --store URL --games 8"""
 
@@ -21,6 +21,7 @@ import dataclasses
 import json
 import random
 import sys
+import time
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2])]
@@ -43,7 +44,9 @@ async def play(target: str, store_url: str, tables: int, games: int, seed: int) 
         while started < games:
             started += 1
             label = f"s{slot}g{started}"
+            asked_at = time.time()
             lobbies, sessions = await seat_table(target, label)
+            seated_at = time.time()
             # Who the lobby seated, as every seat was told: one list, each player once in all the run.
             names = {session.assignment.display_names for session in sessions}
             seated.extend(names.pop() if len(names) == 1 else ["the seats disagree on who sits"] * 2)
@@ -58,6 +61,7 @@ async def play(target: str, store_url: str, tables: int, games: int, seed: int) 
                     await lobby.close()
             await asyncio.to_thread(check_game, table_id, plays, store, findings)
             tables_played[table_id] = {
+                "asked_at": asked_at, "seated_at": seated_at,
                 "acknowledged_at": sorted(t for p in plays for t in p.accepted_at),
                 # Where the table was first, and where its seats ended (another room's if it moved).
                 "endpoints": sorted({sessions[0].assignment.endpoint, *(session.endpoint for session in sessions)}),
