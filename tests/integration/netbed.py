@@ -6,7 +6,9 @@ The bridge lives in a namespace of its own (the bed's "switch"), not in the mach
 the bed adds nothing to the root namespace, has no route out, and deleting its
 namespaces removes every link it made. A node is cut off by taking its link on the
 bridge down: packets to and from it are then dropped silently, as on a real partition
-(a process sees no error, only silence), and healed by taking it up again. Delay and
+(a process sees no error, only silence), and healed by taking it up again; it is cut
+off from some nodes only by giving each side a hardware address for the other that
+nobody has (`cut`, `mend`). Delay and
 loss are not here (this machine has no `tc netem`): a userspace proxy gives those
 (tests/integration/fault_proxy.py).
 
@@ -36,6 +38,8 @@ from ray_processes import stop_process_trees
 # concurrent test sessions do not share a subnet.
 BED_RANGE = ipaddress.ip_network("198.18.0.0/15")
 PREFIX = "thb"  # every namespace and link of a bed starts with it
+# A locally administered unicast hardware address that no link of a bed has.
+NOBODYS_HARDWARE_ADDRESS = "02:00:de:ad:00:01"
 
 
 class BedError(RuntimeError):
@@ -138,6 +142,26 @@ class NetBed:
 
     def heal(self, name: str) -> None:
         _ip("link", "set", self.nodes[name].port, "up", namespace=self.switch)
+
+    def cut(self, name: str, others: Sequence[str]) -> None:
+        """Cut the node off from `others` only (a room node from the store, or from
+        the players), in both directions and silently: each side's entry for the
+        other's address names a hardware address no node has, so the bridge floods
+        the frames and every node drops them as not its own. No error reaches either
+        side, as with a partition."""
+        for other in others:
+            self._address_to_nobody(name, other)
+            self._address_to_nobody(other, name)
+
+    def mend(self, name: str, others: Sequence[str]) -> None:
+        """Undo `cut`: each side learns the other's real hardware address again."""
+        for other in others:
+            for at, to in ((name, other), (other, name)):
+                _ip("neigh", "del", self.address(to), "dev", self.nodes[at].link, namespace=self.nodes[at].namespace)
+
+    def _address_to_nobody(self, at: str, to: str) -> None:
+        _ip("neigh", "replace", self.address(to), "lladdr", NOBODYS_HARDWARE_ADDRESS, "dev", self.nodes[at].link,
+            "nud", "permanent", namespace=self.nodes[at].namespace)
 
     # -- taking it down ------------------------------------------------------------------------
 

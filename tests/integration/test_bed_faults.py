@@ -11,6 +11,9 @@ seeing different commands at one seq, every game finished, nobody seated twice.
   tables resume on the other room node; then thawed, healed, or left cut off.
   The old incarnation of each table may wake with commands in hand, but the
   store fences it, so it publishes nothing.
+- The room node is cut off from the store only, or from the players only,
+  for a while: commands wait (none acknowledged that the store lacks) or
+  streams are given up and reopened, and every game finishes.
 - Every process of the head is killed (Ray's GCS, its raylet, the lobby, the
   front door) and the head started again: the GCS reloads the cluster from
   its own Redis, the lobby comes back with it, games in rooms on other nodes
@@ -196,6 +199,35 @@ def test_a_room_node_lost_past_failure_detection_hands_its_tables_over_and_publi
     assert resumed, f"no table of {victim} was playing when it was struck"
     print(json.dumps({"fault": fault, **figures(report, resumed, moved_s=moved_s)}))
 
+
+# How long each cut lasts: the store's, within the journal's outage allowance (commands
+# wait unpublished, then go on); the players', past their keepalive's detection (the
+# SDK gives the stream up, looks the table up and reconnects once the room is reachable).
+ROOM_NODE_CUTS = {"from the store": (REDIS_NODES, 10.0), "from the players": (["client"], 25.0)}
+
+
+@pytest.mark.parametrize("cut", list(ROOM_NODE_CUTS))
+def test_a_room_node_cut_off_from_the_store_or_the_players_and_mended_loses_nothing(
+        cut: str, bed_with_replicated_store: tuple[Cluster, RedisOnBed], tmp_path: Path) -> None:
+    others, lasting_s = ROOM_NODE_CUTS[cut]
+    cluster, redis = bed_with_replicated_store
+    players = Players.start(cluster, redis.url, tables=3, games=6, seed=11)
+    wait_for(lambda: any(room["tables"] > 0 for room in cluster.rooms()), 120, "tables playing in a room")
+
+    cut_at = time.time()
+    cluster.bed.cut("room1", others)
+    time.sleep(lasting_s)  # the fault's length: what it is, not a wait for something to happen
+    cluster.bed.mend("room1", others)
+    report = players.report(300, tmp_path)
+
+    assert report["clean"], findings_of(report)
+    assert report["games"] == 6 and report["unfinished"] == 0 and report["lost"] == [], findings_of(report)
+    across = recovery_s(report["tables"], cut_at)
+    assert across, "no table was playing when the room node was cut off"
+    # Nothing was acknowledged while the room could not reach the store: nothing was durable.
+    if cut == "from the store":
+        assert all(waited >= lasting_s - 1.0 for waited in across.values()), across
+    print(json.dumps({"fault": f"cut off {cut} for {lasting_s:.0f} s", **figures(report, across)}))
 
 DOOR_PORT = 7443
 

@@ -93,6 +93,18 @@ def test_only_the_partitioned_node_is_cut_off(bed):
     assert reach(bed, "client", "bystander") == "ping"
 
 
+def test_a_cut_between_two_nodes_is_silent_and_leaves_the_others_connected(bed):
+    start_echo(bed, "server")
+    bed.cut("server", ["client"])
+    started = time.monotonic()
+    assert reach(bed, "client", "server", timeout_s=1.5) == "TimeoutError"
+    assert time.monotonic() - started >= 1.4
+    assert reach(bed, "bystander", "server") == "ping"
+
+    bed.mend("server", ["client"])
+    assert reach_within(bed, "client", "server", limit_s=10.0) == "ping"
+
+
 def test_the_machines_own_namespace_never_holds_a_bed_address(bed):
     shown = subprocess.run(["ip", "-4", "-o", "addr", "show"], capture_output=True, text=True, check=True).stdout
     assert not any(bed.address(name) in shown for name in bed.nodes)
