@@ -26,6 +26,7 @@ Needs root (CAP_NET_ADMIN) and iproute2's `ip`.
 from __future__ import annotations
 
 import ipaddress
+import itertools
 import os
 import subprocess
 import sys
@@ -40,6 +41,7 @@ BED_RANGE = ipaddress.ip_network("198.18.0.0/15")
 PREFIX = "thb"  # every namespace and link of a bed starts with it
 # A locally administered unicast hardware address that no link of a bed has.
 NOBODYS_HARDWARE_ADDRESS = "02:00:de:ad:00:01"
+_beds_made = itertools.count()
 
 
 class BedError(RuntimeError):
@@ -80,7 +82,9 @@ class NetBed:
             raise ValueError(f"node names must be distinct and at least one: {list(names)}")
         if len(names) > 200:
             raise ValueError("a bed's /24 holds at most 200 nodes")
-        bed_id = bed_id or f"{os.getpid() % 100000:05d}"
+        # This process's id and how many beds it made before: two beds of one session
+        # (one shared by a module's tests, one of a single test) never share names.
+        bed_id = bed_id or f"{os.getpid() % 10000:04d}{next(_beds_made) % 100:02d}"
         if not bed_id.isalnum() or len(bed_id) > 6:
             raise ValueError(f"a bed id is up to 6 letters or digits: {bed_id!r}")
         subnets = list(BED_RANGE.subnets(new_prefix=24))

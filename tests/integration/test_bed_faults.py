@@ -110,16 +110,6 @@ REDIS_NODES = ["redis1", "redis2", "redis3"]
 
 
 @pytest.fixture
-def bed_with_replicated_store(tmp_path: Path) -> Iterator[tuple[Cluster, RedisOnBed]]:
-    bed = NetBed.create(["head", "room1", *REDIS_NODES, "client"])
-    try:
-        redis = RedisOnBed(bed, REDIS_NODES, tmp_path).start()
-        yield Cluster(bed, tmp_path, store=redis.url).start(), redis
-    finally:
-        bed.destroy()
-
-
-@pytest.fixture
 def bed_with_two_room_nodes(tmp_path: Path) -> Iterator[tuple[Cluster, RedisOnBed]]:
     bed = NetBed.create(["head", "room1", "room2", *REDIS_NODES, "client"])
     try:
@@ -128,26 +118,6 @@ def bed_with_two_room_nodes(tmp_path: Path) -> Iterator[tuple[Cluster, RedisOnBe
                       head_env=QUICK_FAILURE_DETECTION).start(), redis
     finally:
         bed.destroy()
-
-
-def test_the_redis_primary_killed_mid_game_loses_no_acknowledged_command(
-        bed_with_replicated_store: tuple[Cluster, RedisOnBed], tmp_path: Path) -> None:
-    cluster, redis = bed_with_replicated_store
-    players = Players.start(cluster, redis.url, tables=3, games=6, seed=5)
-    wait_for(lambda: players.finished >= 1 or players.process.poll() is not None, 180, "a first game to finish")
-    assert players.process.poll() is None, (tmp_path / "players.log").read_text()[-4000:]
-
-    killed_at = time.time()
-    old_primary = redis.kill_primary()
-    wait_for(lambda: redis.primary_named() not in ("", old_primary), 60, "Sentinel to promote a replica")
-    promoted_s = time.time() - killed_at
-    report = players.report(300, tmp_path)
-
-    assert report["clean"], findings_of(report)
-    assert report["games"] == 6 and report["unfinished"] == 0 and report["lost"] == [], findings_of(report)
-    resumed = recovery_s(report["tables"], killed_at)
-    assert resumed, "no table was playing when the primary died"
-    print(json.dumps(figures(report, resumed, promoted_s=promoted_s)))
 
 
 ROOM_NODE_FAULTS = {
@@ -200,35 +170,6 @@ def test_a_room_node_lost_past_failure_detection_hands_its_tables_over_and_publi
     print(json.dumps({"fault": fault, **figures(report, resumed, moved_s=moved_s)}))
 
 
-# How long each cut lasts: the store's, within the journal's outage allowance (commands
-# wait unpublished, then go on); the players', past their keepalive's detection (the
-# SDK gives the stream up, looks the table up and reconnects once the room is reachable).
-ROOM_NODE_CUTS = {"from the store": (REDIS_NODES, 10.0), "from the players": (["client"], 25.0)}
-
-
-@pytest.mark.parametrize("cut", list(ROOM_NODE_CUTS))
-def test_a_room_node_cut_off_from_the_store_or_the_players_and_mended_loses_nothing(
-        cut: str, bed_with_replicated_store: tuple[Cluster, RedisOnBed], tmp_path: Path) -> None:
-    others, lasting_s = ROOM_NODE_CUTS[cut]
-    cluster, redis = bed_with_replicated_store
-    players = Players.start(cluster, redis.url, tables=3, games=6, seed=11)
-    wait_for(lambda: any(room["tables"] > 0 for room in cluster.rooms()), 120, "tables playing in a room")
-
-    cut_at = time.time()
-    cluster.bed.cut("room1", others)
-    time.sleep(lasting_s)  # the fault's length: what it is, not a wait for something to happen
-    cluster.bed.mend("room1", others)
-    report = players.report(300, tmp_path)
-
-    assert report["clean"], findings_of(report)
-    assert report["games"] == 6 and report["unfinished"] == 0 and report["lost"] == [], findings_of(report)
-    across = recovery_s(report["tables"], cut_at)
-    assert across, "no table was playing when the room node was cut off"
-    # Nothing was acknowledged while the room could not reach the store: nothing was durable.
-    if cut == "from the store":
-        assert all(waited >= lasting_s - 1.0 for waited in across.values()), across
-    print(json.dumps({"fault": f"cut off {cut} for {lasting_s:.0f} s", **figures(report, across)}))
-
 DOOR_PORT = 7443
 
 
@@ -273,3 +214,68 @@ def test_the_head_killed_and_restarted_loses_no_game_and_seats_again(
     seated_again_s = min(t["seated_at"] for t in report["tables"].values() if t["seated_at"] > killed_at) - killed_at
     print(json.dumps({"fault": "head restarted", **figures(report, across, head_back_s=back_s,
                                                            seated_again_s=seated_again_s)}))
+
+
+# The faults that leave their bed whole share one, torn down after the last of them.
+
+@pytest.fixture(scope="module")
+def bed_with_replicated_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cluster, RedisOnBed]]:
+    """Shared by the faults that leave it whole: a cut mended, or one failover (after
+    which a replica is left to confirm writes)."""
+    folder = tmp_path_factory.mktemp("bed")
+    bed = NetBed.create(["head", "room1", *REDIS_NODES, "client"])
+    try:
+        redis = RedisOnBed(bed, REDIS_NODES, folder).start()
+        yield Cluster(bed, folder, store=redis.url).start(), redis
+    finally:
+        bed.destroy()
+
+
+def test_the_redis_primary_killed_mid_game_loses_no_acknowledged_command(
+        bed_with_replicated_store: tuple[Cluster, RedisOnBed]) -> None:
+    cluster, redis = bed_with_replicated_store
+    players = Players.start(cluster, redis.url, tables=3, games=6, seed=5)
+    wait_for(lambda: players.finished >= 1 or players.process.poll() is not None, 180, "a first game to finish")
+    assert players.process.poll() is None, (cluster.log_dir / "players.log").read_text()[-4000:]
+
+    killed_at = time.time()
+    old_primary = redis.kill_primary()
+    wait_for(lambda: redis.primary_named() not in ("", old_primary), 60, "Sentinel to promote a replica")
+    promoted_s = time.time() - killed_at
+    report = players.report(300, cluster.log_dir)
+
+    assert report["clean"], findings_of(report)
+    assert report["games"] == 6 and report["unfinished"] == 0 and report["lost"] == [], findings_of(report)
+    resumed = recovery_s(report["tables"], killed_at)
+    assert resumed, "no table was playing when the primary died"
+    print(json.dumps(figures(report, resumed, promoted_s=promoted_s)))
+
+
+# How long each cut lasts: the store's, within the journal's outage allowance (commands
+# wait unpublished, then go on); the players', past their keepalive's detection (the
+# SDK gives the stream up, looks the table up and reconnects once the room is reachable).
+ROOM_NODE_CUTS = {"from the store": (REDIS_NODES, 10.0), "from the players": (["client"], 25.0)}
+
+
+@pytest.mark.parametrize("cut", list(ROOM_NODE_CUTS))
+def test_a_room_node_cut_off_from_the_store_or_the_players_and_mended_loses_nothing(
+        cut: str, bed_with_replicated_store: tuple[Cluster, RedisOnBed]) -> None:
+    others, lasting_s = ROOM_NODE_CUTS[cut]
+    cluster, redis = bed_with_replicated_store
+    players = Players.start(cluster, redis.url, tables=3, games=6, seed=11)
+    wait_for(lambda: any(room["tables"] > 0 for room in cluster.rooms()), 120, "tables playing in a room")
+
+    cut_at = time.time()
+    cluster.bed.cut("room1", others)
+    time.sleep(lasting_s)  # the fault's length: what it is, not a wait for something to happen
+    cluster.bed.mend("room1", others)
+    report = players.report(300, cluster.log_dir)
+
+    assert report["clean"], findings_of(report)
+    assert report["games"] == 6 and report["unfinished"] == 0 and report["lost"] == [], findings_of(report)
+    across = recovery_s(report["tables"], cut_at)
+    assert across, "no table was playing when the room node was cut off"
+    # Nothing was acknowledged while the room could not reach the store: nothing was durable.
+    if cut == "from the store":
+        assert all(waited >= lasting_s - 1.0 for waited in across.values()), across
+    print(json.dumps({"fault": f"cut off {cut} for {lasting_s:.0f} s", **figures(report, across)}))
