@@ -22,6 +22,7 @@ seeing different commands at one seq, every game finished, nobody seated twice.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import statistics
 import subprocess
@@ -42,6 +43,7 @@ from redis_replicated import standalone_command
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 PLAYERS = Path(__file__).resolve().parent / "scripts" / "bed_players.py"
+FIGURES_VARIABLE = "TABLEHOST_BED_FIGURES"
 
 
 @dataclass
@@ -100,6 +102,16 @@ def figures(report: dict, resumed: dict[str, float], **more: float) -> dict:
             "recovery_p50_s": round(statistics.median(waits), 2) if waits else None,
             "recovery_max_s": round(waits[-1], 2) if waits else None,
             "acknowledged": report["acknowledged"], "lost": len(report["lost"])}
+
+
+def publish(fault: str, figures_of_run: dict) -> None:
+    """Print the fault's figures; append them to $TABLEHOST_BED_FIGURES too when set
+    (tests/benchmarks/bench_cluster_faults.py collects them over many runs)."""
+    line = json.dumps({"fault": fault, **figures_of_run})
+    print(line)
+    if os.environ.get(FIGURES_VARIABLE):
+        with open(os.environ[FIGURES_VARIABLE], "a", encoding="utf-8") as out:
+            out.write(line + "\n")
 
 
 def findings_of(report: dict) -> dict:
@@ -167,7 +179,7 @@ def test_a_room_node_lost_past_failure_detection_hands_its_tables_over_and_publi
     assert report["games"] == 6 and report["unfinished"] == 0 and report["lost"] == [], findings_of(report)
     resumed = recovery_s(report["tables"], struck_at, first_in=cluster.bed.address(victim))
     assert resumed, f"no table of {victim} was playing when it was struck"
-    print(json.dumps({"fault": fault, **figures(report, resumed, moved_s=moved_s)}))
+    publish(f"room node {fault}", figures(report, resumed, moved_s=moved_s))
 
 
 DOOR_PORT = 7443
@@ -212,8 +224,7 @@ def test_the_head_killed_and_restarted_loses_no_game_and_seats_again(
     assert across, "no table was playing when the head was killed"
     # Seating is the head's: a table asked for while it was down is seated once it is back.
     seated_again_s = min(t["seated_at"] for t in report["tables"].values() if t["seated_at"] > killed_at) - killed_at
-    print(json.dumps({"fault": "head restarted", **figures(report, across, head_back_s=back_s,
-                                                           seated_again_s=seated_again_s)}))
+    publish("head killed and restarted", figures(report, across, head_back_s=back_s, seated_again_s=seated_again_s))
 
 
 # The faults that leave their bed whole share one, torn down after the last of them.
@@ -248,7 +259,7 @@ def test_the_redis_primary_killed_mid_game_loses_no_acknowledged_command(
     assert report["games"] == 6 and report["unfinished"] == 0 and report["lost"] == [], findings_of(report)
     resumed = recovery_s(report["tables"], killed_at)
     assert resumed, "no table was playing when the primary died"
-    print(json.dumps(figures(report, resumed, promoted_s=promoted_s)))
+    publish("Redis primary killed", figures(report, resumed, promoted_s=promoted_s))
 
 
 # How long each cut lasts: the store's, within the journal's outage allowance (commands
@@ -278,4 +289,4 @@ def test_a_room_node_cut_off_from_the_store_or_the_players_and_mended_loses_noth
     # Nothing was acknowledged while the room could not reach the store: nothing was durable.
     if cut == "from the store":
         assert all(waited >= lasting_s - 1.0 for waited in across.values()), across
-    print(json.dumps({"fault": f"cut off {cut} for {lasting_s:.0f} s", **figures(report, across)}))
+    publish(f"room node cut off {cut} for {lasting_s:.0f} s", figures(report, across))
