@@ -73,6 +73,12 @@ class RoomConfig:
     # empty: plaintext. Bytes, not paths: the files may not exist on other nodes.
     tls_cert_pem: bytes = b""
     tls_key_pem: bytes = field(default=b"", repr=False)
+    # Or each room's node has a certificate of its own (for its own address):
+    # the files at these paths on the room's node, each a path or "env:NAME"
+    # for the path in the variable NAME of the room's own process. When set,
+    # they replace tls_cert_pem and tls_key_pem.
+    tls_cert_file: str = ""
+    tls_key_file: str = ""
     # Serve Prometheus metrics from each room process (on a free port of
     # bind_host, listed by the front door's /targets).
     metrics: bool = False

@@ -22,7 +22,9 @@ import asyncio
 import ctypes
 import logging
 import os
+import ssl
 import time
+from pathlib import Path
 from typing import Any
 
 import ray
@@ -110,6 +112,28 @@ def advertised_host(advertise: str, bind_host: str) -> str:
     if not value:
         raise ValueError(f"the rooms advertise the address in ${name}, which is not set on this node")
     return value
+
+
+def node_certificate(cert_path: str, key_path: str) -> tuple[bytes, bytes]:
+    """The certificate chain and key in files on this room's node, each path
+    given as is or as "env:NAME" (the path in the variable NAME of this
+    process). A room whose node lacks them, or whose files do not make a
+    pair, fails to start, saying which, rather than serve with another
+    node's certificate."""
+    paths = []
+    for given in (cert_path, key_path):
+        path = given
+        if given.startswith("env:"):
+            path = os.environ.get(given.removeprefix("env:"), "")
+            if not path:
+                raise ValueError(f"the rooms read their certificate from the path in ${given.removeprefix('env:')}, "
+                                 "which is not set on this node")
+        paths.append(path)
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(paths[0], paths[1])
+        return Path(paths[0]).read_bytes(), Path(paths[1]).read_bytes()
+    except (OSError, ssl.SSLError) as error:
+        raise ValueError(f"this node's room certificate {paths[0]} with key {paths[1]}: {error}") from None
 
 
 def _release_free_heap() -> None:
@@ -208,7 +232,10 @@ class RoomActor:
     def _bind(self, server: aio.Server) -> int:
         low, high = self.config.port_min, self.config.port_max
         candidates = [0] if low == 0 else list(range(low, high + 1))
-        credentials = server_credentials(self.config.tls_cert_pem, self.config.tls_key_pem)
+        if self.config.tls_cert_file:
+            credentials = server_credentials(*node_certificate(self.config.tls_cert_file, self.config.tls_key_file))
+        else:
+            credentials = server_credentials(self.config.tls_cert_pem, self.config.tls_key_pem)
         for port in candidates:
             try:
                 bound = bind_port(server, f"{self.config.bind_host}:{port}", credentials)

@@ -144,6 +144,10 @@ class HostConfig:
     # server; empty: plaintext.
     tls_cert_pem: bytes = b""
     tls_key_pem: bytes = field(default=b"", repr=False)
+    # Or each room node's own certificate, read by the room on its node: a
+    # path or "env:NAME" for each (RoomConfig.tls_cert_file); "" for the one above.
+    room_tls_cert: str = ""
+    room_tls_key: str = ""
     # The front door's Prometheus metrics (and /targets, every room's) on
     # this port of `host`, 0 for any free one; None serves no metrics, from
     # the front door or the rooms.
@@ -167,6 +171,10 @@ class HostConfig:
             raise ValueError(f"the deal wait is 0 to {MAX_DEAL_WAIT_S:g} s, got {self.deal_wait_s}")
         if bool(self.tls_cert_pem) != bool(self.tls_key_pem):
             raise ValueError("TLS needs both a certificate and its key")
+        if bool(self.room_tls_cert) != bool(self.room_tls_key):
+            raise ValueError("the rooms' own certificates need both a certificate and a key")
+        if self.room_tls_cert and not self.tls_cert_pem:
+            raise ValueError("rooms with certificates of their own need the front door on TLS too (--tls-cert)")
         if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
             raise ValueError(f"the metrics port must be 0-65535, got {self.metrics_port}")
         if self.log_format not in LOG_FORMATS:
@@ -227,6 +235,12 @@ class HostConfig:
         parser.add_argument("--tls-cert", default=_env("TLS_CERT"), metavar="FILE",
                             help="PEM certificate chain: serve the front door and the rooms over TLS")
         parser.add_argument("--tls-key", default=_env("TLS_KEY"), metavar="FILE", help="PEM private key of --tls-cert")
+        parser.add_argument("--room-tls-cert", default=_env("ROOM_TLS_CERT", ""), metavar="FILE|env:NAME",
+                            help="each room node's own certificate chain (for its own address), read by the rooms on "
+                                 "their node: a path, or env:NAME for the path in the variable NAME there; the rooms "
+                                 "then serve it instead of --tls-cert")
+        parser.add_argument("--room-tls-key", default=_env("ROOM_TLS_KEY", ""), metavar="FILE|env:NAME",
+                            help="the key of --room-tls-cert, found the same way")
         parser.add_argument("--metrics-port", type=int,
                             default=int(_env("METRICS_PORT")) if _env("METRICS_PORT") else None, metavar="PORT",
                             help="serve Prometheus metrics here (/metrics, and /targets listing every room's); "
@@ -266,6 +280,10 @@ class HostConfig:
         except (ValueError, ImportError, AttributeError) as error:
             raise SystemExit(f"--player-auth: {error}") from None
         tls_cert, tls_key = _tls_files(args.tls_cert, args.tls_key)
+        if bool(args.room_tls_cert) != bool(args.room_tls_key):
+            raise SystemExit("--room-tls-cert and --room-tls-key go together")
+        if args.room_tls_cert and not tls_cert:
+            raise SystemExit("--room-tls-cert needs the front door on TLS too: --tls-cert and --tls-key")
         if args.metrics_port is not None and not 0 <= args.metrics_port <= 65535:
             raise SystemExit(f"--metrics-port takes a port 0-65535, got {args.metrics_port}")
         if args.log_format not in LOG_FORMATS:  # TABLEHOST_LOG_FORMAT bypasses argparse's choices
@@ -305,6 +323,8 @@ class HostConfig:
             player_auth_secret=(_env("PLAYER_AUTH_SECRET") or "").encode(),
             tls_cert_pem=tls_cert,
             tls_key_pem=tls_key,
+            room_tls_cert=args.room_tls_cert,
+            room_tls_key=args.room_tls_key,
             metrics_port=args.metrics_port,
             log_format=args.log_format,
             max_tournaments_per_organiser=args.max_tournaments_per_organiser,
@@ -334,6 +354,8 @@ class HostConfig:
             deal_wait_s=self.deal_wait_s,
             tls_cert_pem=self.tls_cert_pem,
             tls_key_pem=self.tls_key_pem,
+            tls_cert_file=self.room_tls_cert,
+            tls_key_file=self.room_tls_key,
             metrics=self.metrics_port is not None,
             log_format=self.log_format,
         )

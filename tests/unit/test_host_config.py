@@ -175,6 +175,45 @@ def test_rooms_advertise_a_host_or_a_variable_of_their_own_node(monkeypatch) -> 
         advertised_host(room.advertise_host, room.bind_host)
 
 
+def _issue(authority: trustme.CA, address: str, folder, name: str) -> tuple[str, str]:
+    served = authority.issue_cert(address)
+    cert, key = folder / f"{name}-cert.pem", folder / f"{name}-key.pem"
+    served.cert_chain_pems[0].write_to_path(str(cert))
+    served.private_key_pem.write_to_path(str(key))
+    return str(cert), str(key)
+
+
+def test_each_room_node_reads_a_certificate_of_its_own_from_its_node(tmp_path, monkeypatch) -> None:
+    from tablehost.actors.room import node_certificate
+
+    authority = trustme.CA()
+    door_cert, door_key = _issue(authority, "127.0.0.1", tmp_path, "door")
+    node_cert, node_key = _issue(authority, "198.18.0.11", tmp_path, "node")
+    room = parse(["--tls-cert", door_cert, "--tls-key", door_key, "--room-tls-cert", "env:NODE_CERT",
+                  "--room-tls-key", "env:NODE_KEY"]).lobby_config().room
+    assert (room.tls_cert_file, room.tls_key_file) == ("env:NODE_CERT", "env:NODE_KEY")
+    monkeypatch.setenv("NODE_CERT", node_cert)
+    monkeypatch.setenv("NODE_KEY", node_key)
+    # What the room on that node serves: its node's pair, not the front door's.
+    assert node_certificate(room.tls_cert_file, room.tls_key_file) == (open(node_cert, "rb").read(),
+                                                                       open(node_key, "rb").read())
+    assert node_certificate(node_cert, node_key)[0] == open(node_cert, "rb").read()
+    monkeypatch.delenv("NODE_KEY")
+    with pytest.raises(ValueError, match=r"\$NODE_KEY, which is not set on this node"):
+        node_certificate(room.tls_cert_file, room.tls_key_file)
+    with pytest.raises(ValueError, match="room certificate"):
+        node_certificate(node_cert, door_key)  # not its key
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--room-tls-cert", "env:C"], "go together"),
+    (["--room-tls-cert", "env:C", "--room-tls-key", "env:K"], "needs the front door on TLS too"),
+])
+def test_room_certificate_flags_that_cannot_work_stop_the_host(flags, message) -> None:
+    with pytest.raises(SystemExit, match=message):
+        parse(flags)
+
+
 def test_metrics_and_log_format_come_from_flags_or_the_environment(monkeypatch) -> None:
     assert (parse([]).metrics_port, parse([]).log_format) == (None, "text")
     config = parse(["--metrics-port", "0", "--log-format", "json"])
