@@ -96,6 +96,8 @@ def new_run_id() -> str:
 
 # A resource Ray gives the head node alone.
 HEAD_NODE_RESOURCE = "node:__internal_head__"
+# How long a starting front door waits for a lobby that Ray is restarting.
+LOBBY_READY_TIMEOUT_S = 120.0
 
 
 def get_or_create_lobby(config: HostConfig, run_id: str) -> Any:
@@ -116,6 +118,28 @@ def get_or_create_lobby(config: HostConfig, run_id: str) -> Any:
         # have failed (about 15 s), and restarts the lobby only then.
         resources={HEAD_NODE_RESOURCE: 0.001},
     ).remote(config.lobby_config(run_id))
+
+
+async def lobby_ready(lobby: Any, timeout_s: float = LOBBY_READY_TIMEOUT_S) -> None:
+    """Return once the lobby answers. A front door started while the lobby
+    restarts (its head node was lost and started again) finds Ray still
+    naming the lobby's old process for a few seconds: "temporarily
+    unavailable", so it asks again, for up to `timeout_s`."""
+    import ray
+
+    loop = asyncio.get_running_loop()
+    give_up_at = loop.time() + timeout_s
+    pause_s = 0.1
+    while True:
+        try:
+            await lobby.ready.remote()
+            return
+        except ray.exceptions.ActorUnavailableError as error:
+            if loop.time() + pause_s > give_up_at:
+                raise
+            log.warning("the lobby is not answering yet (%s); asking again", type(error).__name__)
+            await asyncio.sleep(pause_s)
+            pause_s = min(pause_s * 2, 2.0)
 
 
 class Host:
@@ -139,7 +163,7 @@ class Host:
     async def start(self) -> None:
         start_ray(self.config)
         self.lobby = get_or_create_lobby(self.config, self.run_id)
-        await self.lobby.ready.remote()
+        await lobby_ready(self.lobby)
         self.waiting = WaitingRoom(self.lobby, self.config.max_waiting, on_lobby=self._lobby_reachable)
         self.waiting.start()
         catalog = GameCatalog.load(self.config.game_modules, self.config.game_path)

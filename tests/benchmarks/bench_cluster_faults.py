@@ -64,8 +64,9 @@ def summarise(lines: list[dict], outcomes: list[dict[str, str]]) -> tuple[list[d
                "recovery_p50_s": statistics.median(r["recovery_p50_s"] for r in runs),
                "recovery_max_s": max(r["recovery_max_s"] for r in runs)}
         for timing in TIMINGS:
-            if timing in runs[0]:
-                row[timing] = statistics.median(r[timing] for r in runs)
+            measured = [r[timing] for r in runs if timing in r]  # a run may lack one (nothing to time)
+            if measured:
+                row[timing] = statistics.median(measured)
         rows.append(row)
     tests: dict[str, Counter] = defaultdict(Counter)
     for round_outcomes in outcomes:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,12 +39,17 @@ class Cluster:
     """Ray on the bed: the head (one CPU: the lobby) and room nodes (one CPU each)."""
 
     def __init__(self, bed: NetBed, log_dir: Path, store: str = "none", room_nodes: tuple[str, ...] = ("room1",),
-                 head_env: dict[str, str] | None = None, door_port: int = 0) -> None:
+                 head_env: dict[str, str] | None = None, door_port: int = 0, door_args: tuple[str, ...] = (),
+                 node_env: dict[str, dict[str, str]] | None = None, tls_ca: Path | None = None) -> None:
         self.bed, self.log_dir, self.store, self.room_nodes = bed, log_dir, store, room_nodes
         self.door_port = door_port  # 0: any; a fixed port keeps the players' target across a head restart
         self.door: subprocess.Popen | None = None
+        self.door_args = door_args  # more `tablehost serve` flags (TLS, ...)
+        self.node_env = node_env or {}  # more environment for a room node's `ray start`, by node
+        self.tls_ca = tls_ca  # what the tools trust when the host serves TLS
         self.head_env = head_env or {}
         self.ray_nodes: dict[str, subprocess.Popen] = {}  # node -> its `ray start --block`
+        self.temp_dirs: list[tuple[str, Path]] = []  # each `ray start`'s, with its node
         # The suite keeps its own Ray on loopback by refusing multi-node clusters
         # (RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0); the bed's nodes have addresses of their
         # own, and whatever a node listens on is inside its namespace.
@@ -56,7 +62,8 @@ class Cluster:
     def start(self) -> Cluster:
         self._start_head()
         for count, node in enumerate(self.room_nodes, start=2):
-            room = self._ray(node, ["start", "--address", self.address], {NODE_HOST_VARIABLE: self.bed.address(node)})
+            room = self._ray(node, ["start", "--address", self.address],
+                             {NODE_HOST_VARIABLE: self.bed.address(node), **self.node_env.get(node, {})})
             self._wait_for_nodes(count, room)
         self._start_door()
         return self
@@ -71,7 +78,7 @@ class Cluster:
         self.door = self.bed.start("head", [*TABLEHOST, "serve", "--address", self.address, "--host",
                                             self.bed.address("head"), "--port", str(self.door_port), "--room-host",
                                             "0.0.0.0", "--advertise-host", f"env:{NODE_HOST_VARIABLE}", "--store",
-                                            self.store],
+                                            self.store, "--metrics-port", "0", *self.door_args],
                                    stdout=subprocess.PIPE, stderr=open(self.log_dir / "door.log", "a"), text=True,
                                    env=self.env)
         door = self.door
@@ -79,6 +86,39 @@ class Cluster:
                          daemon=True).start()
         wait_for(lambda: self.target is not None or door.poll() is not None, START_TIMEOUT_S, "the front door")
         assert self.target is not None, (self.log_dir / "door.log").read_text()[-3000:]
+
+    @property
+    def metrics_address(self) -> str | None:
+        """The front door's Prometheus address (its /targets lists the rooms')."""
+        return next((line.split("//")[1].split("/")[0] for line in self.front_door_lines
+                     if line.startswith("metrics on http://")), None)
+
+    def loadtest(self, tables: int, out: Path, duration_s: int = 180) -> tuple[int, dict]:
+        """`tablehost loadtest` from the head, joined to the bed's Ray: an agent on every
+        node, each playing from its node's namespace. Its exit code and report."""
+        done = self.bed.run("head", [*TABLEHOST, "loadtest", "--address", self.address, "--target", self.target,
+                                     "--tables", str(tables), "--duration", str(duration_s), "--no-progress",
+                                     "--out", str(out)], timeout=duration_s + 120, env=self.env)
+        (self.log_dir / "loadtest.log").write_text(done.stdout + done.stderr)
+        return done.returncode, json.loads((out / "report.json").read_text())
+
+    def room_counters(self, from_node: str = "client") -> dict[str, float]:
+        """Every room's Prometheus counters added up by name and labels, scraped from
+        `from_node` as Prometheus would find them (the front door's /targets)."""
+        done = self.bed.run(from_node, [sys.executable, "-c", _SCRAPE, self.metrics_address], timeout=60)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads(done.stdout)
+
+    def keep_logs_and_clean_up(self) -> None:
+        """After the bed is gone: keep the lobby's and rooms' logs (Ray's worker logs)
+        beside the test's others, under ray-logs/NODE/, and delete Ray's folders."""
+        for number, (node, temp_dir) in enumerate(self.temp_dirs):
+            kept = self.log_dir / "ray-logs" / f"{node}-{number}"
+            for log in temp_dir.glob("session_*/logs/worker-*.err"):
+                if log.stat().st_size:
+                    kept.mkdir(parents=True, exist_ok=True)
+                    shutil.copy(log, kept / log.name)
+            shutil.rmtree(temp_dir, ignore_errors=True)
 
     def kill_head(self) -> None:
         """SIGKILL every process of the head: its Ray (GCS, raylet, the lobby) and the front door."""
@@ -103,6 +143,7 @@ class Cluster:
 
     def _ray(self, node: str, args: list[str], extra_env: dict[str, str] | None = None) -> subprocess.Popen:
         temp_dir = tempfile.mkdtemp(prefix=f"thb-{node}-", dir="/tmp")  # short: Ray's socket paths
+        self.temp_dirs.append((node, Path(temp_dir)))
         started = self.bed.start(node, [RAY, *args, "--node-ip-address", self.bed.address(node), "--num-cpus", "1",
                                         "--temp-dir", temp_dir, "--block", "--disable-usage-stats"],
                                  stdout=open(self.log_dir / f"ray-{node}.log", "wb"), stderr=subprocess.STDOUT,
@@ -145,16 +186,57 @@ class Cluster:
 
     def bots(self, tables: int, seed: int, timeout_s: int = 90) -> dict:
         done = self.bed.run("client", [*TABLEHOST, "bots", "--target", self.target, "--tables", str(tables),
-                                       "--seed", str(seed), "--timeout", str(timeout_s), "--json"],
+                                       "--seed", str(seed), "--timeout", str(timeout_s), "--json", *self._trust()],
                             timeout=timeout_s + 60)
         assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
         return json.loads(done.stdout.strip().splitlines()[-1])
 
+    def organiser_token(self) -> str:
+        """A tournament organiser's token, issued in the host's store as an operator does."""
+        done = self.bed.run("client", [*TABLEHOST, "organiser", "issue", "bed tests", "--store", self.store],
+                            timeout=60, env=self.env)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])["token"]
+
+    def start_tournament(self, players: int, seed: int, game: str = "duel") -> subprocess.Popen:
+        """`tablehost tournament simulate` from the client node: a Swiss tournament of bots
+        through the front door, which prints its summary (what the players were told
+        against what the tournament recorded) as its last line."""
+        return self.bed.start("client", [*TABLEHOST, "tournament", "simulate", "--target", self.target, "--players",
+                                         str(players), "--game", game, "--format", "swiss", "--seed", str(seed),
+                                         "--no-progress", "--organiser-token", self.organiser_token(),
+                                         *self._trust()],
+                              stdout=open(self.log_dir / "tournament.out", "w"),
+                              stderr=open(self.log_dir / "tournament.log", "w"), env=self.env)
+
+    def _trust(self) -> list[str]:
+        return ["--tls-ca", str(self.tls_ca)] if self.tls_ca is not None else []
+
     def status(self) -> dict:
-        done = self.bed.run("client", [*TABLEHOST, "status", "--target", self.target, "--json"], timeout=60)
+        done = self.bed.run("client", [*TABLEHOST, "status", "--target", self.target, "--json", *self._trust()],
+                            timeout=60)
         assert done.returncode == 0, done.stderr[-3000:]
         return json.loads(done.stdout)
 
+
+_SCRAPE = """
+import json, sys, urllib.request
+from prometheus_client.parser import text_string_to_metric_families
+
+def fetch(url):
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return answer.read().decode()
+
+totals = {}
+for endpoint in json.loads(fetch(f"http://{sys.argv[1]}/targets"))[0]["targets"]:
+    for family in text_string_to_metric_families(fetch(f"http://{endpoint}/metrics")):
+        for sample in family.samples:
+            if sample.name.startswith("tablehost_") and sample.name.endswith(("_total", "_count")):
+                labels = ",".join(f"{key}={value}" for key, value in sorted(sample.labels.items()))
+                key = f"{sample.name}{{{labels}}}"
+                totals[key] = totals.get(key, 0.0) + sample.value
+print(json.dumps(totals))
+"""
 
 REDIS_PORT = 6379
 SENTINEL_PORT = 26379

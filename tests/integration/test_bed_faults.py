@@ -5,7 +5,9 @@ seeing different commands at one seq, every game finished, nobody seated twice.
 
 - The store's Redis primary is killed mid-game: Sentinel promotes a replica,
   the rooms' store follows it, and no command acknowledged before the primary
-  died is lost, because none was acknowledged before a replica held it.
+  died is lost, because none was acknowledged before a replica held it. A
+  Swiss tournament plays beside the tables: it counts every result its
+  players were sent to play once.
 - The room node serving the tables is frozen (every process of its Ray
   SIGSTOPped), or cut off from everyone, until Ray declares it dead and its
   tables resume on the other room node; then thawed, healed, or left cut off.
@@ -95,10 +97,11 @@ def host_of(endpoint: str) -> str:
     return endpoint.rsplit(":", 1)[0]
 
 
-def figures(report: dict, resumed: dict[str, float], **more: float) -> dict:
+def figures(report: dict, resumed: dict[str, float], **more: float | None) -> dict:
     """What a fault cost, as the closing reports and docs/reliability.md give it."""
     waits = sorted(resumed.values())
-    return {**{name: round(value, 2) for name, value in more.items()}, "tables_across_the_fault": len(waits),
+    return {**{name: round(value, 2) for name, value in more.items() if value is not None},
+            "tables_across_the_fault": len(waits),
             "recovery_p50_s": round(statistics.median(waits), 2) if waits else None,
             "recovery_max_s": round(waits[-1], 2) if waits else None,
             "acknowledged": report["acknowledged"], "lost": len(report["lost"])}
@@ -114,6 +117,11 @@ def publish(fault: str, figures_of_run: dict) -> None:
             out.write(line + "\n")
 
 
+def player_moves(cluster: Cluster) -> float:
+    """Players' moves applied by every room so far, from the rooms' own Prometheus counters."""
+    return cluster.room_counters().get("tablehost_moves_total{game=bigtwo,kind=player}", 0.0)
+
+
 def findings_of(report: dict) -> dict:
     return {key: value for key, value in report.items() if key != "tables"}
 
@@ -124,12 +132,14 @@ REDIS_NODES = ["redis1", "redis2", "redis3"]
 @pytest.fixture
 def bed_with_two_room_nodes(tmp_path: Path) -> Iterator[tuple[Cluster, RedisOnBed]]:
     bed = NetBed.create(["head", "room1", "room2", *REDIS_NODES, "client"])
+    redis = RedisOnBed(bed, REDIS_NODES, tmp_path)
+    cluster = Cluster(bed, tmp_path, store=redis.url, room_nodes=("room1", "room2"), head_env=QUICK_FAILURE_DETECTION)
     try:
-        redis = RedisOnBed(bed, REDIS_NODES, tmp_path).start()
-        yield Cluster(bed, tmp_path, store=redis.url, room_nodes=("room1", "room2"),
-                      head_env=QUICK_FAILURE_DETECTION).start(), redis
+        redis.start()
+        yield cluster.start(), redis
     finally:
         bed.destroy()
+        cluster.keep_logs_and_clean_up()
 
 
 ROOM_NODE_FAULTS = {
@@ -188,17 +198,20 @@ DOOR_PORT = 7443
 @pytest.fixture
 def bed_with_a_fault_tolerant_head(tmp_path: Path) -> Iterator[tuple[Cluster, RedisOnBed]]:
     bed = NetBed.create(["head", "room1", *REDIS_NODES, "gcs", "client"])
+    redis = RedisOnBed(bed, REDIS_NODES, tmp_path)
+    gcs_redis = f"{bed.address('gcs')}:{REDIS_PORT}"
+    cluster = Cluster(bed, tmp_path, store=redis.url, door_port=DOOR_PORT,
+                      head_env={**QUICK_FAILURE_DETECTION, "RAY_REDIS_ADDRESS": gcs_redis})
     try:
-        redis = RedisOnBed(bed, REDIS_NODES, tmp_path).start()
-        gcs_redis = f"{bed.address('gcs')}:{REDIS_PORT}"
+        redis.start()
         bed.start("gcs", standalone_command(tmp_path / "gcs", bed.address("gcs"), REDIS_PORT),
                   stdout=open(tmp_path / "redis-gcs.log", "wb"), stderr=subprocess.STDOUT)
         wait_for(lambda: "PONG" in bed.run("gcs", ["redis-cli", "-h", bed.address("gcs"), "ping"]).stdout, 30,
                  "the GCS's Redis")
-        yield Cluster(bed, tmp_path, store=redis.url, door_port=DOOR_PORT,
-                      head_env={**QUICK_FAILURE_DETECTION, "RAY_REDIS_ADDRESS": gcs_redis}).start(), redis
+        yield cluster.start(), redis
     finally:
         bed.destroy()
+        cluster.keep_logs_and_clean_up()
 
 
 def test_the_head_killed_and_restarted_loses_no_game_and_seats_again(
@@ -222,8 +235,12 @@ def test_the_head_killed_and_restarted_loses_no_game_and_seats_again(
     assert report["games"] == 6 and report["unfinished"] == 0 and report["lost"] == [], findings_of(report)
     across = recovery_s(report["tables"], killed_at)
     assert across, "no table was playing when the head was killed"
-    # Seating is the head's: a table asked for while it was down is seated once it is back.
-    seated_again_s = min(t["seated_at"] for t in report["tables"].values() if t["seated_at"] > killed_at) - killed_at
+    # Seating is the head's: it works again once the head is back (the players above may
+    # all have been seated before the kill, so a table of bots is seated now, whatever).
+    after = cluster.bots(tables=1, seed=10)
+    assert after["ok"] and after["games_completed"] == 1 and after["desyncs"] == after["errors"] == 0, after
+    seated_after = [t["seated_at"] for t in report["tables"].values() if t["seated_at"] > killed_at]
+    seated_again_s = min(seated_after) - killed_at if seated_after else None
     publish("head killed and restarted", figures(report, across, head_back_s=back_s, seated_again_s=seated_again_s))
 
 
@@ -235,17 +252,22 @@ def bed_with_replicated_store(tmp_path_factory: pytest.TempPathFactory) -> Itera
     which a replica is left to confirm writes)."""
     folder = tmp_path_factory.mktemp("bed")
     bed = NetBed.create(["head", "room1", *REDIS_NODES, "client"])
+    redis = RedisOnBed(bed, REDIS_NODES, folder)
+    cluster = Cluster(bed, folder, store=redis.url)
     try:
-        redis = RedisOnBed(bed, REDIS_NODES, folder).start()
-        yield Cluster(bed, folder, store=redis.url).start(), redis
+        redis.start()
+        yield cluster.start(), redis
     finally:
         bed.destroy()
+        cluster.keep_logs_and_clean_up()
 
 
 def test_the_redis_primary_killed_mid_game_loses_no_acknowledged_command(
         bed_with_replicated_store: tuple[Cluster, RedisOnBed]) -> None:
     cluster, redis = bed_with_replicated_store
     players = Players.start(cluster, redis.url, tables=3, games=6, seed=5)
+    # A tournament beside them: its events go through the same store (and the same WAIT).
+    tournament = cluster.start_tournament(players=8, seed=5)
     wait_for(lambda: players.finished >= 1 or players.process.poll() is not None, 180, "a first game to finish")
     assert players.process.poll() is None, (cluster.log_dir / "players.log").read_text()[-4000:]
 
@@ -259,6 +281,12 @@ def test_the_redis_primary_killed_mid_game_loses_no_acknowledged_command(
     assert report["games"] == 6 and report["unfinished"] == 0 and report["lost"] == [], findings_of(report)
     resumed = recovery_s(report["tables"], killed_at)
     assert resumed, "no table was playing when the primary died"
+    # The tournament counted every table its players were sent to once, none forfeited.
+    wait_for(lambda: tournament.poll() is not None, 300, "the tournament to finish")
+    summary = json.loads((cluster.log_dir / "tournament.out").read_text().strip().splitlines()[-1])
+    assert tournament.returncode == 0, (cluster.log_dir / "tournament.log").read_text()[-3000:]
+    assert summary["state"] == "finished" and summary["games"] == summary["rounds"] * 4, summary
+    assert (summary["lost_results"], summary["duplicate_results"], summary["forfeited_tables"]) == (0, 0, 0), summary
     publish("Redis primary killed", figures(report, resumed, promoted_s=promoted_s))
 
 
@@ -273,8 +301,11 @@ def test_a_room_node_cut_off_from_the_store_or_the_players_and_mended_loses_noth
         cut: str, bed_with_replicated_store: tuple[Cluster, RedisOnBed]) -> None:
     others, lasting_s = ROOM_NODE_CUTS[cut]
     cluster, redis = bed_with_replicated_store
+    # The bed is shared: moves counted from now on are these players' (an earlier test's
+    # tables may still be closing).
+    moves_before = player_moves(cluster)
     players = Players.start(cluster, redis.url, tables=3, games=6, seed=11)
-    wait_for(lambda: any(room["tables"] > 0 for room in cluster.rooms()), 120, "tables playing in a room")
+    wait_for(lambda: player_moves(cluster) >= moves_before + 12, 120, "these players' tables to be playing")
 
     cut_at = time.time()
     cluster.bed.cut("room1", others)
