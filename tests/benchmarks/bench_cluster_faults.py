@@ -79,7 +79,7 @@ def markdown(rows: list[dict], tests: dict[str, Counter], rounds: int, commit: s
     out = [BEGIN_MARK, "",
            f"{rounds} rounds of every fault, {time.strftime('%Y-%m-%d', time.gmtime())}, commit {commit[:7]}, "
            f"{machine_description()}; {elapsed_s / 60:.0f} minutes.", "",
-           "| fault | checker passed | tables across it | commands acknowledged | lost | recovery p50 (s) "
+           "| fault | runs passed (checker and test) | tables across it | commands acknowledged | lost | recovery p50 (s) "
            "| recovery max (s) | also (median) |",
            "|---|---|---|---|---|---|---|---|"]
     for row in rows:
