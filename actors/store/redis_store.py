@@ -14,7 +14,7 @@ A finished table's keys expire after the retention (actors/store/__init__.py).
 Every append runs one Lua script that checks the epoch (the fencing token)
 and that the entries continue the journal exactly (seq + 1, + 2, ...) before
 it writes anything, so a stale incarnation of a room cannot append and a
-forked or overlapping append is refused whole. The same batch sent again (a
+append that leaves a gap is refused whole. The same batch sent again (a
 retry after its reply was lost) is taken once, and so is the part of a
 retry its first try wrote. A checkpoint is written by the
 same script, which trims the journal up to it: the two never disagree. One
