@@ -9,6 +9,8 @@ are bounded per client and their turn timers by a range."""
 from __future__ import annotations
 
 import asyncio
+import math
+import time
 
 import grpc
 import pytest
@@ -75,22 +77,27 @@ def test_a_join_the_game_cannot_read_is_refused_alone_while_everyone_else_is_sea
 
 
 def test_a_clients_lookups_past_its_rate_are_refused_and_another_client_is_not_held_back(host) -> None:
-    _, burst = PLAYER.rates[Kind.LOOKUP]
+    rate, burst = PLAYER.rates[Kind.LOOKUP]
 
     async def scenario():
         flooder, other = signed_in(host, "flooder"), signed_in(host, "bystander")
         try:
+            started = time.monotonic()
             answers = await asyncio.gather(
                 *(refusal(flooder.lookup_table(f"no-such-table-{n}")) for n in range(int(burst) + 20)))
+            elapsed_s = time.monotonic() - started
             others = await refusal(other.lookup_table("no-such-table"))
-            return answers, others
+            return answers, others, elapsed_s
         finally:
             await close_all([flooder, other], [])
 
-    answers, others = run(scenario())
+    answers, others, elapsed_s = run(scenario())
     codes = [code_of(answer) for answer in answers]
-    assert codes.count(grpc.StatusCode.NOT_FOUND) == int(burst)
-    assert codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED) == 20
+    # The burst, and what the rate refilled while the calls arrived (on a busy machine, a call or two).
+    refilled = math.ceil(rate * elapsed_s)
+    answered = codes.count(grpc.StatusCode.NOT_FOUND)
+    assert int(burst) <= answered <= int(burst) + refilled, (answered, burst, refilled)
+    assert codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED) == len(codes) - answered >= 20 - refilled
     assert "too many lookup calls from this client" in next(
         a.details for a in answers if code_of(a) == grpc.StatusCode.RESOURCE_EXHAUSTED)
     assert code_of(others) == grpc.StatusCode.NOT_FOUND

@@ -35,6 +35,7 @@ from chaos import Chaos, Kill  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 from redis_server import RedisServer  # noqa: E402
 
+from tablehost.actors.lobby import NAMESPACE  # noqa: E402
 from tablehost.actors.store.redis_store import RedisStore  # noqa: E402
 from tablehost.host.config import HostConfig  # noqa: E402
 from tablehost.host.server import Host  # noqa: E402
@@ -101,6 +102,10 @@ async def main(losses: int, tables: int, seed: int) -> dict[str, Any]:
         redis_server = RedisServer(Path(folder))
         redis_server.start()
         cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
+        # The driver joins while the head is the only node, so it sits on the head: every node
+        # shares 127.0.0.1, a driver that joined later might sit on a room node, and Ray
+        # refuses to remove the node a driver sits on.
+        ray.init(address=cluster.address, namespace=NAMESPACE, log_to_driver=False)
         for _ in range(2):
             cluster.add_node(num_cpus=1)
         cluster.wait_for_nodes()
