@@ -41,6 +41,7 @@ from tablehost.actors.process_tuning import tune_garbage_collection
 from tablehost.actors.placement import Placement, Room, RoomState, room_number
 from tablehost.actors.room import RoomActor, room_actor_name
 from tablehost.actors.store import StoreError, open_store
+from tablehost.actors.table_admin import TableAdmin, TableListing
 from tablehost.actors.table_directory import TableDirectory, TableRecord
 from tablehost.actors.tokens import SPECTATOR_SEAT, SeatClaim, sign_seat_token
 from tablehost.games.engine.fairness import TableSeed
@@ -185,6 +186,7 @@ class LobbyActor:
         # Set (and replaced) whenever a room reports games over: what a
         # tournament waiting for its tables' results wakes on.
         self._results_arrived = asyncio.Event()
+        self.table_admin = TableAdmin(self.directory, self.placement, self._wake_result_waiters)
         self._janitor = asyncio.get_running_loop().create_task(self._tidy_forever())
         tune_garbage_collection()
         self._take_back_rooms()
@@ -345,8 +347,9 @@ class LobbyActor:
 
     async def table_results(self, table_ids: list[str], timeout_s: float) -> dict[str, Any]:
         """Each table's state ("running"; "finished" with its result and its
-        no-show seats; "no_show": ended by them, without a result; "ended"
-        without one: deserted or failed; or "unknown"), once one of
+        no-show seats; "no_show": ended by them, without a result;
+        "adjudicated" with the places an administrator decided; "ended"
+        without one: deserted, failed or closed; or "unknown"), once one of
         them is no longer running or after `timeout_s`: a tournament waits
         on this instead of polling."""
         deadline = time.monotonic() + timeout_s
@@ -368,11 +371,15 @@ class LobbyActor:
 
     @staticmethod
     def _state_of(record: TableRecord) -> dict[str, Any]:
+        if record.adjudicated is not None:
+            return {"state": "adjudicated", "places": list(record.adjudicated)}
         if record.result is not None:
             return {"state": "finished", "result": record.result, "no_show": list(record.no_show or ())}
         if record.no_show is not None:
             return {"state": "no_show", "no_show": list(record.no_show)}
-        if record.running:
+        if record.running or record.outcome == "finished":
+            # A game over and closed whose result is on its way: its room
+            # reports both at once, and Ray may run the two calls in either order.
             return {"state": "running"}
         return {"state": "ended", "outcome": record.outcome}
 
@@ -410,6 +417,9 @@ class LobbyActor:
             if record is not None:
                 record.result = entry["result"]
                 record.no_show = list(entry.get("no_show", ()))
+        self._wake_result_waiters()
+
+    def _wake_result_waiters(self) -> None:
         self._results_arrived.set()
         self._results_arrived = asyncio.Event()
 
@@ -427,6 +437,9 @@ class LobbyActor:
             self.placement.unplace(room_id, table_id, now)
             if self.directory.finish(table_id, entry["outcome"], now) is None and table_id in self._in_open_call:
                 self._closed_while_opening[table_id] = entry["outcome"]
+        # A table that ended without a result (deserted, failed, closed) is
+        # news to a tournament waiting on it too.
+        self._wake_result_waiters()
         self._place_awaiting()
 
     # -- what the operator and tests read ----------------------------------------------
@@ -548,6 +561,20 @@ class LobbyActor:
         self._place_awaiting()
         if not room.tables:
             self._drain_step(room)  # else the tables it no longer holds are reported closed, and a tidy stops it
+
+    # -- what administrators do (actors/table_admin.py) ----------------------------------
+
+    async def list_tables(self, game: str, limit: int) -> TableListing:
+        return self.table_admin.list(game, limit)
+
+    async def close_table(self, table_id: str, reason: str) -> str:
+        return await self.table_admin.close(table_id, reason)
+
+    async def remove_seat(self, table_id: str, seat: int, reason: str) -> str:
+        return await self.table_admin.remove_seat(table_id, seat, reason)
+
+    async def adjudicate_table(self, table_id: str, places: list[int], reason: str) -> str:
+        return await self.table_admin.adjudicate(table_id, places, reason)
 
     async def table_record(self, table_id: str) -> dict[str, Any]:
         record = self.directory.get(table_id)
@@ -771,6 +798,7 @@ class LobbyActor:
                 if self.directory.get(table_id) is None:  # this lobby restarted while the table moved
                     self.directory.add(TableRecord.from_plain(answer["record"], room.room_id, room.endpoint))
                 self.directory.move(table_id, room.room_id, room.endpoint)
+                self.table_admin.resumed(table_id, room.handle)
                 log.info("table %s resumed in room %s at seq %d (epoch %d)", table_id, room.room_id,
                          answer["seq"], answer["epoch"])
 

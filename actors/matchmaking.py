@@ -27,6 +27,7 @@ class Refusal(enum.Enum):
     NOT_FOUND = "not_found"  # no such private table, table or ticket
     ALREADY_EXISTS = "already_exists"  # the ticket is already waiting
     INVALID_ARGUMENT = "invalid_argument"  # a request the lobby cannot take as given
+    FAILED_PRECONDITION = "failed_precondition"  # a request the table's state no longer allows
     RESOURCE_EXHAUSTED = "resource_exhausted"  # a bound on what the lobby keeps
     UNAVAILABLE = "unavailable"  # no room could take the table now
     CANCELLED = "cancelled"  # the ticket left the queue (LeaveQueue)

@@ -59,6 +59,8 @@ class StreamEnd(enum.Enum):
     REPLACED = "replaced"  # a newer stream for the same seat took over: status ABORTED
     FLOODED = "flooded"  # it sent far more than its seat's budget: status RESOURCE_EXHAUSTED
     CANCELLED = "cancelled"  # a seat never came before the deal: status NOT_FOUND (the table is gone)
+    CLOSED = "closed"  # an administrator closed the table: status FAILED_PRECONDITION
+    REMOVED = "removed"  # an administrator took the seat from its player: status PERMISSION_DENIED
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,7 @@ from tablehost.actors.server_options import (
     server_options,
 )
 from tablehost.actors.store import TableExists, TableStore, open_store
+from tablehost.actors.outbound import StreamEnd
 from tablehost.actors.table import Table
 from tablehost.actors.table_service import TableService
 from tablehost.games.engine.fairness import TableSeed
@@ -464,6 +465,25 @@ class RoomActor:
         log.info("room %s handed off %d tables; %d tables open", self.room_id, len(handed), len(self.tables))
         return handed
 
+    async def close_table(self, table_id: str, details: str) -> bool:
+        """An administrator ends the table now: every stream ends
+        FAILED_PRECONDITION with `details`, and it is finished in the store
+        (never resumed). False when this room does not hold it."""
+        table = self.tables.get(table_id)
+        if table is None:
+            return False
+        self._close(table, details, StreamEnd.CLOSED)
+        return True
+
+    async def remove_seat(self, table_id: str, seat: int, details: str) -> bool:
+        """An administrator takes a seat from its player (Table.remove_seat).
+        False when this room does not hold the table."""
+        table = self.tables.get(table_id)
+        if table is None:
+            return False
+        table.remove_seat(seat, details)
+        return True
+
     def table_moved(self, table: Table) -> None:
         """Another room resumed this table: drop it here, without telling the
         lobby it ended (it did not) or marking it finished in the store."""
@@ -476,10 +496,10 @@ class RoomActor:
             del self.tables[table.table_id]
             del self.records[table.table_id]
 
-    def _close(self, table: Table, details: str) -> None:
+    def _close(self, table: Table, details: str, ending: StreamEnd | None = None) -> None:
         if self.tables.get(table.table_id) is not table:
             return  # already closed
-        table.close(details)
+        table.close(details, ending)
         self._forget(table, "finished" if table.over else "closed")
 
     def _forget(self, table: Table, outcome: str, absent: list[int] | None = None) -> None:

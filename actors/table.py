@@ -237,6 +237,8 @@ class Table:
         # its room found absent at the end of the no-show window.
         self.seats_seen: set[int] = set()
         self.no_shows: tuple[int, ...] = ()
+        # Seats an administrator took from their players, with what they are told.
+        self.removed: dict[int, str] = {}
         self._rate, self._burst = rate, burst
         self._owner = owner
         # The views published per move: every seat's, and the spectators'
@@ -393,16 +395,28 @@ class Table:
         if not self._subscribers and self._owner is not None:
             self._owner.table_idle(self)
 
-    def close(self, details: str) -> None:
+    def remove_seat(self, seat: int, details: str) -> None:
+        """Take the seat from its player: its stream ends with `details` and
+        its token opens no stream again. The game goes on; the turn timer
+        plays the seat's turns, as for a player who left."""
+        self.removed[seat] = details
+        for stream in [s for s in self._subscribers if s.seat == seat]:
+            self._subscribers.discard(stream)
+            stream.outbox.put(CloseOut(details, StreamEnd.REMOVED))
+        if self.seated_streams == 0 and not self.over and self.deserted_since is None:
+            self.deserted_since = time.monotonic()
+
+    def close(self, details: str, ending: StreamEnd | None = None) -> None:
         """Stop the timer and end every stream: the room is done with the table.
         A finished game's streams end with OK, so a client reading its final
-        messages is never cut off by an error status."""
+        messages is never cut off by an error status; `ending` overrides
+        how the streams end (an administrator closing it)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self.failure is not None:
+        if ending is None and self.failure is not None:
             ending = StreamEnd.FAILED
-        else:
+        elif ending is None:
             ending = StreamEnd.FINISHED if self.over else StreamEnd.UNAVAILABLE
         for subscriber in self._subscribers:
             subscriber.outbox.put(CloseOut(details, ending))

@@ -36,6 +36,10 @@ class TableRecord:
     # Its seats that never showed up, once its room reported the game over
     # (with a result) or ended by its no-shows (without one).
     no_show: list[int] | None = field(default=None, repr=False)
+    # Seats an administrator took from their players, with what they were told.
+    removed: dict[int, str] = field(default_factory=dict, repr=False)
+    # The places an administrator decided for its seats (0 = first), if any.
+    adjudicated: list[int] | None = field(default=None, repr=False)
 
     @classmethod
     def from_plain(cls, record: dict[str, Any], room_id: str, endpoint: str) -> TableRecord:
@@ -91,6 +95,9 @@ class TableDirectory:
     def running(self, table_id: str) -> TableRecord | None:
         record = self._records.get(table_id)
         return record if record is not None and record.running else None
+
+    def running_records(self) -> list[TableRecord]:
+        return [self._records[table_id] for tables in self._by_room.values() for table_id in tables]
 
     @property
     def running_count(self) -> int:

@@ -66,6 +66,8 @@ STATUS_OF_ENDING = {
     StreamEnd.REPLACED: grpc.StatusCode.ABORTED,
     StreamEnd.FLOODED: grpc.StatusCode.RESOURCE_EXHAUSTED,
     StreamEnd.CANCELLED: grpc.StatusCode.NOT_FOUND,
+    StreamEnd.CLOSED: grpc.StatusCode.FAILED_PRECONDITION,
+    StreamEnd.REMOVED: grpc.StatusCode.PERMISSION_DENIED,
 }
 
 
@@ -258,6 +260,9 @@ class TableService:
             raise Refused(grpc.StatusCode.UNAUTHENTICATED,
                           f"the seat token names seat {claim.seat}; table {table.table_id} has seats "
                           f"0-{table.seat_count - 1} (and -1 for spectators)")
+        removed = table.removed.get(claim.seat)
+        if removed is not None:
+            raise Refused(grpc.StatusCode.PERMISSION_DENIED, removed)
         cooling_s = table.cooling_down(claim.seat)
         if cooling_s > 0:
             raise Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,

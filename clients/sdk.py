@@ -101,6 +101,10 @@ _NOT_YET: Any = object()
 # -- errors ------------------------------------------------------------------
 
 
+# How a table stream ends when an administrator closed the table or took the seat.
+ADMINISTRATORS_ENDINGS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.PERMISSION_DENIED)
+
+
 class LobbyError(RuntimeError):
     """A lobby call failed; `code` is the gRPC status the front door returned."""
 
@@ -139,6 +143,12 @@ class TableClosed(SessionDisconnected):
     tournament's no-shows, a failed game) and no room serves it any more:
     its room refused the seat (not served here) and the lobby knows no
     running table of that id."""
+
+
+class ClosedByAdministrator(TableClosed):
+    """An administrator closed the table (status FAILED_PRECONDITION) or took
+    this seat from its player (PERMISSION_DENIED); the message says why.
+    Not reconnected: the room refuses the seat from now on."""
 
 
 class TableCancelled(TableClosed):
@@ -859,7 +869,7 @@ class TableSession:
 
     async def _read_stream(self, call: grpc.aio.StreamStreamCall) -> None:
         refused: str | None = None
-        resync = replaced = moved = False
+        resync = replaced = moved = administered = False
         try:
             while True:
                 if self._read_delay_s:
@@ -878,6 +888,7 @@ class TableSession:
             replaced = error.code() == grpc.StatusCode.ABORTED
             # The room does not serve the table (any more): it moved, or is moving.
             moved = error.code() == grpc.StatusCode.NOT_FOUND
+            administered = error.code() in ADMINISTRATORS_ENDINGS
         except asyncio.CancelledError:
             # grpc.aio reports a call cancelled on this side (its channel
             # closed under it) as CancelledError; only ours is a real cancel.
@@ -893,11 +904,12 @@ class TableSession:
             self._fail(ProtocolViolation(f"table {self.table_id} sent an invalid message: {error}"))
             await self._teardown()
             return
-        await self._stream_ended(call, why, resync=resync, refused=refused, replaced=replaced, moved=moved)
+        await self._stream_ended(call, why, resync=resync, refused=refused, replaced=replaced, moved=moved,
+                                 administered=administered)
 
     async def _stream_ended(
         self, call: grpc.aio.StreamStreamCall, why: str, *, resync: bool, refused: str | None, replaced: bool = False,
-        moved: bool = False,
+        moved: bool = False, administered: bool = False,
     ) -> None:
         """What to do once a stream ended: finished, replaced, resynced, or
         reconnected with backoff. A refused seat token is asked about once
@@ -911,7 +923,9 @@ class TableSession:
         if self.result is not None:
             self._notify()  # the game is over: the room closing streams is the normal end
             return
-        if refused is not None and moved and await self._table_gone():
+        if administered:
+            self._fail(ClosedByAdministrator(f"table {self.table_id}, seat {self._seat}: {why}"))
+        elif refused is not None and moved and await self._table_gone():
             closed = TableClosed if self.dealt else TableCancelled
             self._fail(closed(f"table {self.table_id} was closed and no room serves it any more ({why})"))
         elif replaced:
@@ -1074,6 +1088,12 @@ class TableSession:
         """Wake every waiter; each re-checks its condition."""
         self._changed.set()
         self._changed = asyncio.Event()
+
+    @property
+    def failure(self) -> SessionDisconnected | None:
+        """Why the session stopped (what its next call would raise), or None
+        while it is usable."""
+        return self._failure
 
     def _fail(self, error: SessionDisconnected) -> None:
         self._failure = error

@@ -1,5 +1,5 @@
 """The front door's guard (actors/unary_parsing.CallGuard): every call of the
-Lobby, Tournaments and Admin services is named to its client
+Lobby and Tournaments services is named to its client
 (host/identity.py) and counted against that client's quotas
 (host/quotas.py) before anything else is done for it."""
 
@@ -18,7 +18,7 @@ METHOD_KINDS = {
     "LookupTable": Kind.LOOKUP, "Spectate": Kind.LOOKUP, "CreatePrivateTable": Kind.CREATE_TABLE,
     "CreateTournament": Kind.TOURNAMENT_WRITE, "Register": Kind.TOURNAMENT_WRITE, "Withdraw": Kind.TOURNAMENT_WRITE,
     "StartTournament": Kind.TOURNAMENT_WRITE, "GetTournament": Kind.TOURNAMENT_READ,
-    "GetResults": Kind.TOURNAMENT_READ, "WatchTournament": Kind.TOURNAMENT_READ, "Status": Kind.STATUS,
+    "GetResults": Kind.TOURNAMENT_READ, "WatchTournament": Kind.TOURNAMENT_READ,
 }
 
 

@@ -1,4 +1,4 @@
-"""The `tablehost` command: serve, bots, play, demo, status, drain, verify, tournament, organiser, loadtest.
+"""The `tablehost` command: serve, bots, play, demo, status, admin, drain, verify, tournament, organiser, loadtest.
 
 A request the host refuses (any gRPC call of the lobby, tournament or admin
 services, from any command) ends the command with one line on stderr,
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import asyncio
+import functools
 import json
 import logging
 import signal
@@ -33,6 +34,9 @@ async def _serve(config: HostConfig) -> None:
     print(f"listening on {host.target}", flush=True)
     if host.metrics is not None:
         print(f"metrics on http://{host.metrics.address}/metrics (rooms: /targets)", flush=True)
+    print(f"admin on {host.admin_target}", flush=True)
+    if host.admin_token_file is not None:
+        print(f"no TABLEHOST_ADMIN_SECRET: this run's admin token is in {host.admin_token_file}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -177,9 +181,11 @@ def _record_dir(path: str | None) -> Path | None:
 async def _status(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from tablehost.host.admin_cli import admin_token_for_cli
     from tablehost.host.status_view import fetch_status, print_status, status_json
 
-    status = await fetch_status(args.target, tls_root_cert=_tls_root_cert("status", args.tls_ca))
+    tls_root_cert = _tls_root_cert("status", args.tls_ca)
+    status = await fetch_status(args.target, admin_token_for_cli(args.token_file), tls_root_cert=tls_root_cert)
     if args.json:
         print(status_json(status))
     else:
@@ -238,14 +244,17 @@ async def _tournament(args: argparse.Namespace) -> int:
 
 async def _loadtest(args: argparse.Namespace) -> int:
     from tablehost.host.loadtest.run import run_loadtest
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    from tablehost.clients.sdk import open_channel
     from tablehost.host.loadtest.settings import settings_from_args
-    from tablehost.host.status_view import fetch_status
 
     settings = settings_from_args(args, _tls_root_cert("loadtest", args.tls_ca))
     if settings.target:
         # A target that refuses (or is not there) stops the run before any
         # agent starts, rather than every player failing against it.
-        await fetch_status(settings.target, tls_root_cert=settings.tls_root_cert)
+        async with open_channel(settings.target, settings.tls_root_cert) as channel:
+            await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
     return await run_loadtest(settings)
 
 
@@ -308,7 +317,7 @@ def main(argv: list[str] | None = None) -> None:
     HostConfig.add_arguments(serve)
 
     demo = commands.add_parser("demo", help="start a local host and watch bots play a game through it")
-    HostConfig.add_arguments(demo)
+    HostConfig.add_arguments(demo, serving=False)
     demo.add_argument("--game", default="bigtwo", help="a registered game (default: bigtwo)")
     _add_game_arguments(demo, game_modules=False)
     demo.add_argument("--tables", type=int, default=1)
@@ -329,10 +338,12 @@ def main(argv: list[str] | None = None) -> None:
                       help="each bot saves its game as it received it here, for `tablehost verify`")
     _add_tls_ca_argument(bots)
 
+    from tablehost.host.admin_cli import add_admin_commands, add_admin_target_arguments
+
     status = commands.add_parser("status", help="show a running host: rooms per node, tables, free slots, queues")
-    status.add_argument("--target", default="127.0.0.1:50051")
+    add_admin_target_arguments(status, _add_tls_ca_argument)
     status.add_argument("--json", action="store_true", help="print the status as one JSON object")
-    _add_tls_ca_argument(status)
+    add_admin_commands(commands, _add_tls_ca_argument)
 
     from tablehost.host.drain import add_drain_arguments
 
@@ -358,7 +369,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from tablehost.host.tournament_cli import add_tournament_commands
 
-    add_tournament_commands(commands, HostConfig.add_arguments, _add_tls_ca_argument)
+    add_tournament_commands(commands, functools.partial(HostConfig.add_arguments, serving=False), _add_tls_ca_argument)
 
     from tablehost.host.organiser_cli import add_organiser_commands
 
@@ -367,7 +378,7 @@ def main(argv: list[str] | None = None) -> None:
     from tablehost.host.loadtest.settings import add_loadtest_arguments
 
     loadtest = commands.add_parser("loadtest", help="load a host from Ray agents on every node; a report and a plot")
-    HostConfig.add_arguments(loadtest)  # for the host it starts without --target
+    HostConfig.add_arguments(loadtest, serving=False)  # for the host it starts without --target
     add_loadtest_arguments(loadtest)
     _add_tls_ca_argument(loadtest)
 
@@ -393,6 +404,14 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(_run("bots", _bots(args)))
     elif args.command == "status":
         sys.exit(_run("status", _status(args)))
+    elif args.command == "admin-token":
+        from tablehost.host.admin_cli import print_admin_token
+
+        sys.exit(print_admin_token(args))
+    elif args.command == "admin":
+        from tablehost.host.admin_cli import run_admin_action
+
+        sys.exit(_run(f"admin {args.action}", run_admin_action(args, _tls_root_cert("admin", args.tls_ca))))
     elif args.command == "drain":
         from tablehost.host.drain import run_drain
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from tablehost.actors.config import DEFAULT_TABLES_PER_ROOM, LobbyConfig, RoomConfig, default_free_slots
 from tablehost.actors.log_format import LOG_FORMATS
 from tablehost.actors.store.redis_url import SCHEMES as REDIS_SCHEMES
+from tablehost.host.admin_auth import DEFAULT_TOKEN_FILE
 from tablehost.host.identity import load_verifier
 
 
@@ -160,6 +161,17 @@ class HostConfig:
     # A tournament not started this long after its creation expires (an
     # organiser may ask for less).
     tournament_start_within_s: float = 24 * 3600.0
+    # The admin listener (host/admin_service.py): where it binds (port 0:
+    # any free one), the secret its tokens are signed with, and where a
+    # token for this run is written when the secret was made up for it.
+    admin_host: str = "127.0.0.1"
+    admin_port: int = 0  # any free one (the CLI's default is 50052)
+    admin_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
+    admin_token_file: str = ""
+    # JSON lines of every admin action, besides the host's log ("" for none).
+    audit_file: str = ""
+    # How old the admin status snapshot may be before a Status call refreshes it.
+    status_interval_s: float = 1.0
 
     def __post_init__(self) -> None:
         if len(self.token_secret) < MIN_TOKEN_SECRET_BYTES:
@@ -181,9 +193,18 @@ class HostConfig:
             raise ValueError(f"the log format must be one of {', '.join(LOG_FORMATS)}, got {self.log_format!r}")
         if self.max_tournaments_per_organiser < 1 or self.tournament_start_within_s <= 0:
             raise ValueError("an organiser may have at least 1 tournament, and a tournament some time to start")
+        if len(self.admin_secret) < MIN_TOKEN_SECRET_BYTES:
+            raise ValueError(f"the admin secret is {len(self.admin_secret)} bytes; at least "
+                             f"{MIN_TOKEN_SECRET_BYTES} are required")
+        if not 0 <= self.admin_port <= 65535 or self.status_interval_s <= 0:
+            raise ValueError("the admin port is 0-65535 and the status interval positive")
 
     @classmethod
-    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+    def add_arguments(cls, parser: argparse.ArgumentParser, *, serving: bool = True) -> None:
+        """`serving`: the host is the command's purpose (`serve`): its admin
+        listener has a known port and, with no secret, writes a token file.
+        A host a command starts for itself (demo, loadtest, simulate) takes
+        any free admin port and writes none."""
         parser.add_argument("--host", default=_env("HOST", "127.0.0.1"), help="front door bind address")
         parser.add_argument("--port", type=int, default=int(_env("PORT", "50051")), help="front door port (0: any)")
         parser.add_argument("--address", default=_env("RAY_ADDRESS"), help="join this Ray cluster instead of starting one")
@@ -253,6 +274,19 @@ class HostConfig:
         parser.add_argument("--tournament-start-within", type=float,
                             default=float(_env("TOURNAMENT_START_WITHIN_S", str(24 * 3600))), metavar="S",
                             help="seconds a tournament may wait for its start before it expires (default 24 h)")
+        parser.add_argument("--admin-host", default=_env("ADMIN_HOST", "127.0.0.1"),
+                            help="the admin listener's bind address (keep it private: loopback or an internal "
+                                 "network)")
+        parser.add_argument("--admin-port", type=int, default=int(_env("ADMIN_PORT", "50052" if serving else "0")),
+                            help="the admin listener's port (0: any)")
+        parser.add_argument("--admin-token-file",
+                            default=_env("ADMIN_TOKEN_FILE", str(DEFAULT_TOKEN_FILE) if serving else ""),
+                            metavar="FILE", help="without TABLEHOST_ADMIN_SECRET, the host makes a secret for its run "
+                                                 "and writes an admin token here, readable by its user only")
+        parser.add_argument("--audit-file", default=_env("AUDIT_FILE", ""), metavar="FILE",
+                            help="also write every admin action here, a JSON object a line (rotated at 16 MiB)")
+        parser.add_argument("--status-interval", type=float, default=float(_env("STATUS_INTERVAL_S", "1")),
+                            metavar="S", help="how old the admin status may be before it is read from the lobby again")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "HostConfig":
@@ -291,9 +325,21 @@ class HostConfig:
         if args.max_tournaments_per_organiser < 1 or args.tournament_start_within <= 0:
             raise SystemExit("--max-tournaments-per-organiser takes at least 1, --tournament-start-within a positive "
                              "number of seconds")
+        if not 0 <= args.admin_port <= 65535 or args.status_interval <= 0:
+            raise SystemExit("--admin-port takes a port 0-65535, --status-interval a positive number of seconds")
+        admin_secret_text = _env("ADMIN_SECRET")
+        if admin_secret_text and len(admin_secret_text.encode()) < MIN_TOKEN_SECRET_BYTES:
+            raise SystemExit(f"TABLEHOST_ADMIN_SECRET is {len(admin_secret_text.encode())} bytes; it must be at least "
+                             f"{MIN_TOKEN_SECRET_BYTES} (e.g. the output of `openssl rand -hex 32`)")
         return cls(
             host=args.host,
             port=args.port,
+            admin_host=args.admin_host,
+            admin_port=args.admin_port,
+            admin_secret=admin_secret_text.encode() if admin_secret_text else secrets.token_bytes(32),
+            admin_token_file="" if admin_secret_text else args.admin_token_file,
+            audit_file=args.audit_file,
+            status_interval_s=args.status_interval,
             ray_address=args.address,
             room_host=args.room_host,
             advertise_host=args.advertise_host,

@@ -43,6 +43,7 @@ STATUS_OF_REFUSAL = {
     Refusal.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
     Refusal.ALREADY_EXISTS: grpc.StatusCode.ALREADY_EXISTS,
     Refusal.INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
+    Refusal.FAILED_PRECONDITION: grpc.StatusCode.FAILED_PRECONDITION,
     Refusal.RESOURCE_EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
     Refusal.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
     Refusal.CANCELLED: grpc.StatusCode.CANCELLED,

@@ -32,7 +32,6 @@ class Kind(Enum):
     CREATE_TABLE = "create table"  # CreatePrivateTable
     TOURNAMENT_WRITE = "tournament change"  # CreateTournament, Register, Withdraw, StartTournament
     TOURNAMENT_READ = "tournament read"  # GetTournament, GetResults, WatchTournament
-    STATUS = "status"  # Admin.Status
 
 
 @dataclass(frozen=True)
@@ -48,12 +47,11 @@ class Allowance:
 
 PLAYER = Allowance(
     rates={Kind.JOIN: (2.0, 8.0), Kind.LEAVE: (4.0, 8.0), Kind.LOOKUP: (10.0, 30.0), Kind.CREATE_TABLE: (0.2, 5.0),
-           Kind.TOURNAMENT_WRITE: (2.0, 6.0), Kind.TOURNAMENT_READ: (5.0, 20.0), Kind.STATUS: (1.0, 5.0)},
+           Kind.TOURNAMENT_WRITE: (2.0, 6.0), Kind.TOURNAMENT_READ: (5.0, 20.0)},
     joins_waiting=4, calls_unread=16)
 ADDRESS = Allowance(
     rates={Kind.JOIN: (100.0, 1000.0), Kind.LEAVE: (100.0, 1000.0), Kind.LOOKUP: (200.0, 1000.0),
-           Kind.CREATE_TABLE: (5.0, 50.0), Kind.TOURNAMENT_WRITE: (20.0, 200.0), Kind.TOURNAMENT_READ: (50.0, 500.0),
-           Kind.STATUS: (5.0, 20.0)},
+           Kind.CREATE_TABLE: (5.0, 50.0), Kind.TOURNAMENT_WRITE: (20.0, 200.0), Kind.TOURNAMENT_READ: (50.0, 500.0)},
     joins_waiting=2000, calls_unread=512)
 # An address the operator exempts (its load generators, `--quota-exempt`):
 # only the front door's global caps apply to it.

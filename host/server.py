@@ -1,5 +1,7 @@
 """Starting and stopping a host: Ray (embedded, or joined), the lobby actor,
-and the front door's grpc.aio server (lobby, admin, health, reflection)."""
+and the front door's two grpc.aio servers: the players' (Lobby,
+Tournaments, health) and the admin listener (Admin, health, reflection),
+each call of which needs an admin token."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import os
 import secrets
 import shutil
 import time
+from pathlib import Path
 from typing import Any
 
 from grpc import aio
@@ -18,6 +21,7 @@ from grpc_reflection.v1alpha import reflection
 from tablehost.actors.server_options import FRONT_DOOR_PENDING_CALLS, bind_port, server_credentials, server_options
 from tablehost.actors.unary_parsing import add_unary_service
 from tablehost.games.registry import GameCatalog
+from tablehost.host.admin_auth import AdminGuard, admin_token, write_audit_file, write_token_file
 from tablehost.host.admin_service import AdminService
 from tablehost.host.call_guard import FrontDoorGuard
 from tablehost.host.config import HostConfig
@@ -154,11 +158,20 @@ class Host:
         self.port = 0
         self.metrics: DoorMetrics | None = None
         self.quotas: Quotas | None = None
+        self.admin_server: aio.Server | None = None
+        self.admin_port = 0
+        # Where this run's admin token was written (no secret was configured).
+        self.admin_token_file: Path | None = None
+        self._audit_handler: logging.Handler | None = None
         self._health = health.aio.HealthServicer()
 
     @property
     def target(self) -> str:
         return f"{self.config.host}:{self.port}"
+
+    @property
+    def admin_target(self) -> str:
+        return f"{self.config.admin_host}:{self.admin_port}"
 
     async def start(self) -> None:
         start_ray(self.config)
@@ -177,29 +190,47 @@ class Host:
         guard = FrontDoorGuard(Identities(verifier), self.quotas, self.config.request_timeout_s)
         add_unary_service(server, lobby_pb2.DESCRIPTOR.services_by_name["Lobby"],
                           LobbyService(self.lobby, self.waiting, catalog, self.quotas), guard)
-        add_unary_service(server, admin_pb2.DESCRIPTOR.services_by_name["Admin"], AdminService(self.lobby, self.waiting),
-                          guard)
-        tournaments = TournamentSettings.of_host(self.config)
-        add_unary_service(server, tournament_pb2.DESCRIPTOR.services_by_name["Tournaments"],
-                          TournamentService(tournaments, catalog), guard)
+        tournaments = TournamentService(TournamentSettings.of_host(self.config), catalog)
+        add_unary_service(server, tournament_pb2.DESCRIPTOR.services_by_name["Tournaments"], tournaments, guard)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        # Rooms serve Table without reflection (their memory is their
-        # tables'): the front door describes it, so tools can fetch it here.
-        reflection.enable_server_reflection(
-            (LOBBY_SERVICE, ADMIN_SERVICE, TOURNAMENT_SERVICE, TABLE_SERVICE, health.SERVICE_NAME,
-             reflection.SERVICE_NAME), server
-        )
         credentials = server_credentials(self.config.tls_cert_pem, self.config.tls_key_pem)
         self.port = bind_port(server, f"{self.config.host}:{self.config.port}", credentials)
         if self.port == 0:
             raise SystemExit(f"cannot bind {self.config.host}:{self.config.port}")
         await server.start()
+        self.server = server
+        await self._start_admin(AdminService(self.lobby, self.waiting, tournaments, self.config.status_interval_s))
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
         await self._health.set(LOBBY_SERVICE, health_pb2.HealthCheckResponse.SERVING)
-        self.server = server
         if self.config.metrics_port is not None:
             self.metrics = DoorMetrics(self.lobby, self.waiting, self.config.host, self.config.metrics_port)
             await self.metrics.start()
+
+    async def _start_admin(self, service: AdminService) -> None:
+        """The admin listener: Admin, health and reflection (which describes
+        every service, Table's too: rooms serve none), each call with an
+        admin token. Without a configured secret, this run's is made up and
+        a token for "local" written where only this user reads it."""
+        config = self.config
+        if config.audit_file:
+            self._audit_handler = write_audit_file(config.audit_file)
+        if config.admin_token_file:
+            self.admin_token_file = Path(config.admin_token_file).expanduser()
+            write_token_file(self.admin_token_file, admin_token(config.admin_secret, "local", 2**53))
+        server = aio.server(options=server_options(MAX_REQUEST_BYTES, FRONT_DOOR_PENDING_CALLS))
+        add_unary_service(server, admin_pb2.DESCRIPTOR.services_by_name["Admin"], service,
+                          AdminGuard(config.admin_secret, _clock_ms, config.request_timeout_s))
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        reflection.enable_server_reflection(
+            (LOBBY_SERVICE, ADMIN_SERVICE, TOURNAMENT_SERVICE, TABLE_SERVICE, health.SERVICE_NAME,
+             reflection.SERVICE_NAME), server
+        )
+        credentials = server_credentials(config.tls_cert_pem, config.tls_key_pem)
+        self.admin_port = bind_port(server, f"{config.admin_host}:{config.admin_port}", credentials)
+        if self.admin_port == 0:
+            raise SystemExit(f"cannot bind the admin listener at {config.admin_host}:{config.admin_port}")
+        await server.start()
+        self.admin_server = server
 
     async def _lobby_reachable(self, reachable: bool) -> None:
         """Health follows the lobby: while it is away (Ray restarts it) this
@@ -224,6 +255,12 @@ class Host:
         if self.server is not None:
             await self.server.stop(grace_s)
             self.server = None
+        if self.admin_server is not None:
+            await self.admin_server.stop(grace_s)
+            self.admin_server = None
+        if self._audit_handler is not None:
+            logging.getLogger("tablehost.audit").removeHandler(self._audit_handler)
+            self._audit_handler.close()
         if self.config.ray_address is None and self.lobby is not None:
             await self.lobby.stop_rooms.remote()
             ray.shutdown()

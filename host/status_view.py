@@ -1,4 +1,4 @@
-"""`tablehost status`: ask a front door's Admin service for the host's
+"""`tablehost status`: ask a front door's admin listener for the host's
 state and print it for an operator (or as JSON for a script)."""
 
 from __future__ import annotations
@@ -11,13 +11,17 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from tablehost.clients.sdk import open_channel
+from tablehost.host.admin_auth import admin_metadata
 from tablehost.v1 import admin_pb2, admin_pb2_grpc
 
 
-async def fetch_status(target: str, timeout_s: float = 10.0, tls_root_cert: bytes | None = None) -> admin_pb2.HostStatus:
-    """The host's status from its front door (over TLS trusting `tls_root_cert` when given)."""
+async def fetch_status(target: str, admin_token: str, timeout_s: float = 10.0,
+                       tls_root_cert: bytes | None = None) -> admin_pb2.HostStatus:
+    """The host's status from a front door's admin listener (over TLS
+    trusting `tls_root_cert` when given)."""
     async with open_channel(target, tls_root_cert) as channel:
-        return await admin_pb2_grpc.AdminStub(channel).Status(admin_pb2.StatusRequest(), timeout=timeout_s)
+        return await admin_pb2_grpc.AdminStub(channel).Status(
+            admin_pb2.StatusRequest(), metadata=admin_metadata(admin_token), timeout=timeout_s)
 
 
 def status_json(status: admin_pb2.HostStatus) -> str:

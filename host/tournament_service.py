@@ -500,6 +500,12 @@ class TournamentService:
                 "organiser": {"id": organiser.organiser_id, "name": organiser.name},
                 "start_by_ms": self._clock_ms() + int(start_within_s * 1000)}
 
+    async def administer(self, context: aio.ServicerContext, tournament_id: str, method: str, *args: Any) -> str:
+        """An administrator's action (pause, resume, cancel, remove_player) on
+        the tournament's actor; FAILED_PRECONDITION once it is over."""
+        target = await self._find(tournament_id, context)
+        return str(await self._change(context, tournament_id, target, method, *args))
+
     async def _find(self, tournament_id: str, context: aio.ServicerContext) -> Any:
         """The tournament's actor, or its log's answers when the actor is gone."""
         if not TOURNAMENT_ID.fullmatch(tournament_id):

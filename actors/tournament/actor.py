@@ -148,7 +148,7 @@ class TournamentActor:
         return self.kept.status(self.pages.page(self.core, version, offset, size, time.monotonic()))
 
     def state(self) -> str:
-        """"registering", "running" or "finished" (what an organiser's cap counts)."""
+        """"registering", "running", "paused" or "finished" (what an organiser's cap counts)."""
         return self.kept.state
 
     async def updates(self, version: int, timeout_s: float) -> dict[str, Any]:
@@ -177,6 +177,76 @@ class TournamentActor:
         """This incarnation's process (what a test SIGKILLs)."""
         return os.getpid()
 
+    # -- what administrators do --------------------------------------------------------
+
+    async def pause(self) -> str:
+        """No round starts until resumed; the round being played plays on."""
+        self._refuse_if_finished()
+        if not self.kept.started:
+            raise TournamentError("the tournament has not started; there is nothing to pause")
+        if self.kept.paused:
+            raise TournamentError("the tournament is paused already")
+        self.kept.paused = True
+        await self._persist({"kind": "paused"})
+        self._bump()
+        current = self.core.current_round
+        return f"tournament {self.tournament_id} paused in round {current.number if current is not None else 0}"
+
+    async def resume(self) -> str:
+        self._refuse_if_finished()
+        if not self.kept.paused:
+            raise TournamentError("the tournament is not paused")
+        self.kept.paused = False
+        await self._persist({"kind": "resumed"})
+        self._bump()
+        return f"tournament {self.tournament_id} resumed"
+
+    async def cancel(self, reason: str) -> str:
+        """End it now: the tables of the round being played are closed (their
+        players told why), the standings so far are its last."""
+        self._refuse_if_finished()
+        event = self.core.cancel(f"cancelled by an administrator: {reason}")
+        self._watched = self.pages.first(self.core)
+        await self._persist({"kind": "core", "event": event})
+        for task in (self._runner, self._timer):
+            if task is not None:
+                task.cancel()
+        open_tables = [table.table_id for table in self._pending_tables() if table.table_id in self.placed]
+        for table_id in open_tables:
+            await self._ask_lobby("close_table", table_id, f"the tournament was cancelled: {reason}")
+        self._bump()
+        log.warning("tournament %s cancelled by an administrator (%s); %d open tables closed", self.tournament_id,
+                    reason, len(open_tables))
+        self._timer = asyncio.get_running_loop().create_task(self._release())
+        return f"tournament {self.tournament_id} cancelled; open tables closed: {len(open_tables)}"
+
+    async def remove_player(self, player: str, reason: str) -> str:
+        """Withdraw the player (not paired again; results so far stand) and
+        take their seat at their table of the round being played, if any."""
+        await self._persist({"kind": "core", "event": self.core.withdraw(player)})
+        self._bump()
+        seats = [(table.table_id, table.players.index(player)) for table in self._pending_tables()
+                 if player in table.players and table.table_id in self.placed]
+        for table_id, seat in seats:
+            await self._ask_lobby("remove_seat", table_id, seat, reason)
+        at = f"; seat {seats[0][1]} of table {seats[0][0]} taken" if seats else ""
+        return f"{player} withdrawn from tournament {self.tournament_id}{at}"
+
+    def _refuse_if_finished(self) -> None:
+        if self.core.finished:
+            raise TournamentError(f"the tournament has finished: {self.core.finish_reason}")
+
+    def _pending_tables(self) -> list[Table]:
+        return self.core.pending_tables() if self.core.current_round is not None else []
+
+    async def _ask_lobby(self, method: str, *args: Any) -> None:
+        """An administrator's action on one of this tournament's tables; a
+        table that closed meanwhile is no error."""
+        try:
+            await getattr(self.lobby, method).remote(*args)
+        except ray.exceptions.RayError as error:
+            log.warning("tournament %s: the lobby did not %s %s: %s", self.tournament_id, method, args[0], error)
+
     async def wait_finished(self, timeout_s: float) -> dict[str, Any]:
         deadline = time.monotonic() + timeout_s
         while not self.core.finished and time.monotonic() < deadline:
@@ -192,6 +262,9 @@ class TournamentActor:
         try:
             while not self.core.finished:
                 if self.core.current_round is None or self.core.round_complete():
+                    if self.kept.paused:
+                        await self._changed.wait()  # resumed or cancelled
+                        continue
                     ended = self.core.current_round
                     if ended is not None:
                         log.info("tournament %s: round %d ended", self.tournament_id, ended.number)
@@ -278,6 +351,8 @@ class TournamentActor:
             await self._record_result(table, state["result"], state["no_show"])
         elif state["state"] == "no_show":
             await self._record_no_shows(table, state["no_show"])
+        elif state["state"] == "adjudicated":
+            await self._record_places(table, state["places"])
         elif state["state"] == "ended":
             await self._record_forfeit(table, f"the table ended without a result ({state['outcome']})")
 
@@ -342,6 +417,17 @@ class TournamentActor:
                             scores=(0.0,) * seats, forfeited=tuple(s in absent for s in range(seats)))
         await self._record(record)
 
+    async def _record_places(self, table: Table, places: list[int]) -> None:
+        """The places an administrator decided (0 = first): points are the
+        seats placed below plus half those tied, as a game's placings count."""
+        log.info("tournament %s: table %s adjudicated: places %s", self.tournament_id, table.table_id, places)
+        points = tuple(sum(1 for other in places if other > place) + (places.count(place) - 1) / 2
+                       for place in places)
+        seats = len(table.players)
+        record = GameRecord(table_id=table.table_id, round=table.round, players=table.players, points=points,
+                            ranks=tuple(places), scores=(0.0,) * seats, forfeited=(False,) * seats)
+        await self._record(record)
+
     async def _record_forfeit(self, table: Table, why: str) -> None:
         log.warning("tournament %s: table %s forfeited by every seat: %s", self.tournament_id, table.table_id, why)
         seats = len(table.players)
@@ -351,6 +437,8 @@ class TournamentActor:
         await self._record(record)
 
     async def _record(self, record: GameRecord) -> None:
+        if self.core.finished:
+            return  # cancelled while this table's result was on its way
         event = self.core.record(record)
         if event is None:
             return  # this table's result is in already

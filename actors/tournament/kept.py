@@ -149,6 +149,7 @@ class KeptTournament:
     core: Tournament
     joins: dict[str, dict[str, Any]] = field(default_factory=dict)
     started: bool = False
+    paused: bool = False  # by an administrator: no round starts until resumed
     byes: list[tuple[int, str]] = field(default_factory=list)  # (round, player), every round's
     events: int = 1  # in the log, the created event included
     _byes_round: int = 0
@@ -173,6 +174,8 @@ class KeptTournament:
             self.note_round()
         elif event["kind"] == "start":
             self.started = True
+        elif event["kind"] in ("paused", "resumed"):
+            self.paused = event["kind"] == "paused"
         self.events += 1
 
     def note_round(self) -> None:
@@ -221,7 +224,11 @@ class KeptTournament:
 
     @property
     def state(self) -> str:
-        return "finished" if self.core.finished else "running" if self.started else "registering"
+        if self.core.finished:
+            return "finished"
+        if self.started:
+            return "paused" if self.paused else "running"
+        return "registering"
 
     def status(self, page: StandingsPage) -> dict[str, Any]:
         """Where it stands, with one page of the standings."""

@@ -144,3 +144,9 @@ class Standing:
 
 def table_id(tournament_id: str, round_number: int, index: int) -> str:
     return f"{tournament_id}.r{round_number}.t{index}"
+
+
+def tournament_of_table(table_id: str) -> str:
+    """The tournament a table id of `table_id` belongs to; "" for any other table."""
+    tournament_id, dot, rest = table_id.partition(".r")
+    return tournament_id if dot and tournament_id.startswith("t-") and ".t" in rest else ""

@@ -176,6 +176,13 @@ class Tournament:
             raise TournamentError("the tournament is being played; it ends after its rounds")
         return self._applied({"type": "finished", "reason": reason})
 
+    def cancel(self, reason: str) -> dict[str, Any]:
+        """Ends the tournament at once, whatever round it is in (an
+        administrator cancelled it): the standings so far are its last."""
+        if self.finished:
+            raise TournamentError(f"the tournament has finished: {self.finish_reason}")
+        return self._applied({"type": "finished", "reason": reason})
+
     # -- events ---------------------------------------------------------------------------
 
     def apply(self, event: dict[str, Any]) -> None:

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from typing import Any
 
-import grpc
 import ray
 from rich.console import Console
 
@@ -33,7 +32,6 @@ from tablehost.host.loadtest.plot import plot_report
 from tablehost.host.loadtest.report import build_report, finished_tables, summary
 from tablehost.host.loadtest.settings import LoadTestSettings
 from tablehost.host.server import Host, start_ray
-from tablehost.host.status_view import fetch_status
 
 PROGRESS_INTERVAL_S = 0.5
 AGENT_START_TIMEOUT_S = 120.0
@@ -92,7 +90,7 @@ async def drive_agents(settings: LoadTestSettings, target: str, console: Console
         except TimeoutError:
             raise SystemExit(f"tablehost loadtest: {len(agents)} load agents on {len(nodes)} nodes did not start "
                              f"within {AGENT_START_TIMEOUT_S:g} s") from None
-        before = await _host_view(target, settings.tls_root_cert)
+        before = await _host_view()
         start_at = time.time() + START_MARGIN_S
         shares = [tuple(players[index::len(agents)]) for index in range(len(agents))]
         runs = [asyncio.ensure_future(agent.run.remote(DriverPlan(
@@ -108,7 +106,7 @@ async def drive_agents(settings: LoadTestSettings, target: str, console: Console
             if view is not None:  # the last frame shows the end, not the last poll
                 view.update(results, len(finished_tables(results)))
         ended = max((result.get("ended_at", 0.0) for result in results), default=0.0) or time.time()
-        after = await _host_view(target, settings.tls_root_cert)
+        after = await _host_view()
     finally:
         for agent in agents:
             ray.kill(agent)
@@ -158,16 +156,19 @@ def _result_of(run: asyncio.Future[Any], place: dict[str, Any], share: Sequence[
     return {**place, "players": len(share), "errors": len(share), "failure": failure}
 
 
-async def _host_view(target: str, tls_root_cert: bytes | None) -> dict[str, Any]:
-    """What the host says of itself (its Admin service): tables started so
+async def _host_view() -> dict[str, Any]:
+    """What the host's lobby says of it, asked over Ray (the load test runs
+    on the host's cluster, so it needs no admin token): tables started so
     far and where its rooms serve; `error` when it cannot be read."""
+    from tablehost.actors.lobby import LOBBY_NAME, NAMESPACE
+
     try:
-        status = await fetch_status(target, tls_root_cert=tls_root_cert)
-    except grpc.aio.AioRpcError as error:
-        return {"error": f"{error.code().name}: {error.details()}"}
-    rooms = [{"room_id": room.room_id, "node_id": node.node_id, "endpoint": room.endpoint, "pid": room.pid}
-             for node in status.nodes for room in node.rooms]
-    return {"tables_started": status.tables_started, "rooms": rooms}
+        status = await ray.get_actor(LOBBY_NAME, namespace=NAMESPACE).status.remote()
+    except (ValueError, ray.exceptions.RayError) as error:
+        return {"error": f"the lobby cannot be read: {type(error).__name__}: {error}"}
+    rooms = [{"room_id": room["room_id"], "node_id": node["node_id"], "endpoint": room["endpoint"], "pid": room["pid"]}
+             for node in status["nodes"] for room in node["rooms"]]
+    return {"tables_started": status["tables_started"], "rooms": rooms}
 
 
 def _host_section(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:

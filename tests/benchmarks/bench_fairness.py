@@ -31,7 +31,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "integration"))
-from fairness_sampling import SAMPLINGS, SIGNIFICANCE, findings, sample_tables  # noqa: E402
+from fairness_sampling import SAMPLINGS, SIGNIFICANCE, AdminPlane, findings, sample_tables  # noqa: E402
 from hostbench.children import Budget  # noqa: E402
 from hostbench.host import HostUnderTest  # noqa: E402
 
@@ -40,9 +40,9 @@ SECTION = "## Fairness: thousands of tables over the wire"
 COMMAND = ".venv/bin/python tests/benchmarks/bench_fairness.py"
 
 
-async def sample_all(target: str, tables: int, seed: int) -> dict[str, list]:
+async def sample_all(target: str, admin_plane: AdminPlane, tables: int, seed: int) -> dict[str, list]:
     games = sorted(SAMPLINGS)
-    sampled = await asyncio.gather(*(sample_tables(target, SAMPLINGS[game], tables, seed) for game in games))
+    sampled = await asyncio.gather(*(sample_tables(target, admin_plane, SAMPLINGS[game], tables, seed) for game in games))
     return dict(zip(games, sampled))
 
 
@@ -89,10 +89,12 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true", help="do not rewrite docs/benchmarks.md")
     args = parser.parse_args()
     logdir = Path(tempfile.mkdtemp(prefix="bench-fairness-"))
-    host = HostUnderTest("fairness", ["--seed", str(args.seed), "--abandon-after", "2"], logdir, Budget(7200))
+    host = HostUnderTest("fairness", ["--seed", str(args.seed), "--abandon-after", "2", "--status-interval", "0.02"],
+                         logdir, Budget(7200))
     started = time.monotonic()
     try:
-        sampled = asyncio.run(sample_all(host.target, args.tables, args.seed))
+        admin_plane = AdminPlane(host.admin_target, host.admin_token)
+        sampled = asyncio.run(sample_all(host.target, admin_plane, args.tables, args.seed))
     finally:
         host.child.stop(signal.SIGINT, grace_s=30)
     elapsed = time.monotonic() - started

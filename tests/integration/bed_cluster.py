@@ -17,6 +17,7 @@ from pathlib import Path
 
 import psutil
 
+from conftest import admin_token
 from netbed import NetBed
 from ray_processes import wait_for
 from redis_replicated import SERVICE, sentinel_command, server_command, store_url
@@ -76,7 +77,9 @@ class Cluster:
     def _start_door(self) -> None:
         self.front_door_lines.clear()
         self.door = self.bed.start("head", [*TABLEHOST, "serve", "--address", self.address, "--host",
-                                            self.bed.address("head"), "--port", str(self.door_port), "--room-host",
+                                            self.bed.address("head"), "--port", str(self.door_port),
+                                            # Reached from the client node, where the operator's tools run.
+                                            "--admin-host", self.bed.address("head"), "--room-host",
                                             "0.0.0.0", "--advertise-host", f"env:{NODE_HOST_VARIABLE}", "--store",
                                             self.store, "--metrics-port", "0", *self.door_args],
                                    stdout=subprocess.PIPE, stderr=open(self.log_dir / "door.log", "a"), text=True,
@@ -184,6 +187,11 @@ class Cluster:
         return next((line.removeprefix("listening on ") for line in self.front_door_lines
                      if line.startswith("listening on ")), None)
 
+    @property
+    def admin_target(self) -> str | None:
+        return next((line.removeprefix("admin on ") for line in self.front_door_lines
+                     if line.startswith("admin on ")), None)
+
     def bots(self, tables: int, seed: int, timeout_s: int = 90) -> dict:
         done = self.bed.run("client", [*TABLEHOST, "bots", "--target", self.target, "--tables", str(tables),
                                        "--seed", str(seed), "--timeout", str(timeout_s), "--json", *self._trust()],
@@ -213,8 +221,8 @@ class Cluster:
         return ["--tls-ca", str(self.tls_ca)] if self.tls_ca is not None else []
 
     def status(self) -> dict:
-        done = self.bed.run("client", [*TABLEHOST, "status", "--target", self.target, "--json", *self._trust()],
-                            timeout=60)
+        done = self.bed.run("client", [*TABLEHOST, "status", "--target", self.admin_target, "--json", *self._trust()],
+                            timeout=60, env={**self.env, "TABLEHOST_ADMIN_TOKEN": admin_token("bed")})
         assert done.returncode == 0, done.stderr[-3000:]
         return json.loads(done.stdout)
 

@@ -6,6 +6,7 @@ the client SDK from their own event loops, as separate clients would."""
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +24,23 @@ T = TypeVar("T")
 TOKEN_SECRET = "integration-tests-secret-of-the-session-host"
 # What the session host's players prove themselves with (host/identity.py, `--player-auth hmac`).
 PLAYER_AUTH_SECRET = b"integration-tests-player-accounts-secret"
+# What the session host's admin tokens are signed with (host/admin_auth.py),
+# as every `tablehost serve` a test starts finds in its environment (tests/conftest.py).
+ADMIN_SECRET = os.environ["TABLEHOST_ADMIN_SECRET"]
+
+
+def admin_token(admin: str = "tests") -> str:
+    """An admin token of the session host, as `tablehost admin-token` writes one."""
+    from tablehost.host.admin_auth import admin_token as signed
+
+    return signed(ADMIN_SECRET.encode(), admin, time.time_ns() // 1_000_000 + 3_600_000)
+
+
+def admin_call_metadata(admin: str = "tests") -> tuple[tuple[str, str], ...]:
+    """What a test's call to the admin listener carries."""
+    from tablehost.host.admin_auth import admin_metadata
+
+    return admin_metadata(admin_token(admin))
 
 
 def player_token(player: str) -> str:
@@ -55,6 +73,10 @@ class HostThread:
     def target(self) -> str:
         return self.host.target
 
+    @property
+    def admin_target(self) -> str:
+        return self.host.admin_target
+
     def lobby(self, method: str, *args: Any) -> Any:
         """Ask the lobby actor directly (what tests check behind the wire)."""
         import ray
@@ -74,6 +96,9 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostThread]:
         # Every test's client is on 127.0.0.1, where one address's quotas would hold all of them back:
         # a test of the quotas signs its clients in as players (player_token below).
         quota_exempt=("127.0.0.1",), player_auth="hmac", player_auth_secret=PLAYER_AUTH_SECRET, request_timeout_s=2.0,
+        admin_secret=ADMIN_SECRET.encode(), audit_file=str(tmp_path_factory.mktemp("audit") / "audit.jsonl"),
+        # The fairness tests read the queues' waiting counts from the status before each join.
+        status_interval_s=0.02,
     )
     running = HostThread(config)
     running.start()

@@ -29,6 +29,7 @@ from scipy import stats
 
 from tablehost.clients.codec import decode
 from tablehost.clients.sdk import Assignment, LobbyClient, TableSession, open_channel
+from tablehost.host.admin_auth import admin_metadata
 from tablehost.v1 import admin_pb2, admin_pb2_grpc, table_pb2
 
 # Each hypothesis is rejected below this p-value: with fixed samples a test
@@ -91,23 +92,39 @@ SAMPLINGS = {
 }
 
 
-async def sample_tables(target: str, sampling: GameSampling, tables: int, seed: int) -> list[TableSample]:
+@dataclass(frozen=True)
+class AdminPlane:
+    """Where the host's admin listener is, and the token to call it with:
+    the queue's waiting counts are read from its status."""
+
+    target: str
+    token: str
+
+
+async def sample_tables(target: str, admin_plane: AdminPlane, sampling: GameSampling, tables: int,
+                        seed: int) -> list[TableSample]:
     """Fill and read `tables` tables of the game, one after another."""
     samples = []
-    async with open_channel(target) as channel:
-        admin = admin_pb2_grpc.AdminStub(channel)
+    async with open_channel(admin_plane.target) as channel:
+        admin = _AdminCalls(admin_pb2_grpc.AdminStub(channel), admin_metadata(admin_plane.token))
         for index in range(tables):
             chooser = random.Random(seed * 1_000_003 + index)
             samples.append(await _sample_one(target, admin, sampling, chooser, seed, index))
     return samples
 
 
-async def _waiting(admin: admin_pb2_grpc.AdminStub, game: str) -> int:
-    status = await admin.Status(admin_pb2.StatusRequest(), timeout=10)
+@dataclass(frozen=True)
+class _AdminCalls:
+    stub: admin_pb2_grpc.AdminStub
+    metadata: tuple[tuple[str, str], ...]
+
+
+async def _waiting(admin: _AdminCalls, game: str) -> int:
+    status = await admin.stub.Status(admin_pb2.StatusRequest(), metadata=admin.metadata, timeout=10)
     return sum(queue.waiting for queue in status.queues if queue.game == game)
 
 
-async def _sample_one(target: str, admin: admin_pb2_grpc.AdminStub, sampling: GameSampling,
+async def _sample_one(target: str, admin: _AdminCalls, sampling: GameSampling,
                       chooser: random.Random, seed: int, index: int) -> TableSample:
     names = chooser.sample(NAMES, sampling.seats)
     joins = [sampling.join(chooser) for _ in range(sampling.seats)]

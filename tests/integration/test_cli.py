@@ -24,6 +24,7 @@ import psutil
 import pytest
 import ray
 from ray_processes import wait_for
+from conftest import admin_token
 from support import sockets_beyond_loopback
 
 from tablehost.v1 import admin_pb2, admin_pb2_grpc
@@ -224,23 +225,35 @@ def test_the_demo_narrates_a_big_two_game_through_a_host_of_its_own() -> None:
     assert " plays 3♣" in lines[3] and lines[-1].startswith("game over: seat ")
 
 
+def _with_admin_token() -> dict[str, str]:
+    return {**os.environ, "TABLEHOST_ADMIN_TOKEN": admin_token()}
+
+
 def test_status_shows_an_operator_the_rooms_per_node_and_the_queues(host) -> None:
-    as_json = subprocess.run(TABLEHOST + ["status", "--target", host.target, "--json"],
-                             capture_output=True, text=True, timeout=60)
+    as_json = subprocess.run(TABLEHOST + ["status", "--target", host.admin_target, "--json"],
+                             capture_output=True, text=True, timeout=60, env=_with_admin_token())
     assert as_json.returncode == 0, as_json.stderr
     status = json.loads(as_json.stdout)
     rooms = [room for node in status["nodes"] for room in node["rooms"]]
     assert rooms and all(room["capacity"] == 300 and room["endpoint"].startswith("127.0.0.1:") for room in rooms)
     assert int(status["free_slots"]) == sum(room["capacity"] - room["tables"] for room in rooms if room["state"] == "ready")
-    for_people = subprocess.run(TABLEHOST + ["status", "--target", host.target],
-                                capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "160"})
+    for_people = subprocess.run(TABLEHOST + ["status", "--target", host.admin_target],
+                                capture_output=True, text=True, timeout=60, env={**_with_admin_token(), "COLUMNS": "160"})
     assert for_people.returncode == 0 and "rooms per node" in for_people.stdout
     assert all(room["room_id"] in for_people.stdout for room in rooms)
 
 
 def test_status_of_a_host_that_is_not_there_fails_with_its_reason() -> None:
-    failed = subprocess.run(TABLEHOST + ["status", "--target", "127.0.0.1:1"], capture_output=True, text=True, timeout=60)
+    failed = subprocess.run(TABLEHOST + ["status", "--target", "127.0.0.1:1"], capture_output=True, text=True, timeout=60,
+                            env=_with_admin_token())
     assert failed.returncode == 1 and "UNAVAILABLE" in failed.stderr
+
+
+def test_status_without_an_admin_token_says_how_to_get_one(tmp_path) -> None:
+    environment = {name: value for name, value in os.environ.items() if name != "TABLEHOST_ADMIN_TOKEN"}
+    failed = subprocess.run(TABLEHOST + ["status", "--token-file", str(tmp_path / "none")], capture_output=True,
+                            text=True, timeout=60, env=environment)
+    assert failed.returncode != 0 and "no admin token" in failed.stderr and "tablehost admin-token" in failed.stderr
 
 
 def test_one_table_per_room_gives_each_table_a_process_of_its_own_and_idle_rooms_are_released() -> None:
@@ -255,20 +268,29 @@ def test_one_table_per_room_gives_each_table_a_process_of_its_own_and_idle_rooms
     the command keeps its Ray's every socket on 127.0.0.1 itself. Its tables
     are kept in a store folder of its own, deleted when it stops."""
     temporary = Path(tempfile.mkdtemp(prefix="th-"))  # short: Ray's socket paths live under it too
-    environment = {name: value for name, value in os.environ.items() if name != "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"}
+    # With no admin secret, as a user starts it: the host makes one up and writes a token.
+    environment = {name: value for name, value in os.environ.items()
+                   if name not in ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "TABLEHOST_ADMIN_SECRET")}
     environment["TMPDIR"] = str(temporary)
-    serve = subprocess.Popen(TABLEHOST + ["serve", "--port", "0", "--tables-per-room", "1", "--idle-release", "1"],
+    token_file = temporary / "admin" / "token"
+    serve = subprocess.Popen(TABLEHOST + ["serve", "--port", "0", "--tables-per-room", "1", "--idle-release", "1",
+                                          "--admin-token-file", str(token_file)],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=environment)
     bots: subprocess.Popen | None = None
     seen: list[admin_pb2.HostStatus] = []
 
     def watch(channel: grpc.Channel, done: Callable[[admin_pb2.HostStatus], bool]) -> bool:
-        seen.append(admin_pb2_grpc.AdminStub(channel).Status(admin_pb2.StatusRequest(), timeout=30))
+        seen.append(admin_pb2_grpc.AdminStub(channel).Status(
+            admin_pb2.StatusRequest(), metadata=(("authorization", f"Bearer {token}"),), timeout=30))
         return done(seen[-1])
 
     try:
         target = wait_for_line(serve, "listening on ", 90).removeprefix("listening on ")
-        with grpc.insecure_channel(target) as channel:
+        admin_target = wait_for_line(serve, "admin on ", 10).removeprefix("admin on ")
+        told = wait_for_line(serve, "no TABLEHOST_ADMIN_SECRET", 10)
+        token = token_file.read_text().strip()
+        token_mode = token_file.stat().st_mode & 0o777
+        with grpc.insecure_channel(admin_target) as channel:
             bots = subprocess.Popen(TABLEHOST + ["bots", "--target", target, "--tables", "3", "--json"],
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
             wait_for(lambda: watch(channel, lambda _: bots.poll() is not None), 120, "three games played")
@@ -282,6 +304,7 @@ def test_one_table_per_room_gives_each_table_a_process_of_its_own_and_idle_rooms
             if process is not None and process.poll() is None:
                 process.kill()
     assert json.loads(bots.stdout.read().strip().splitlines()[-1])["games_completed"] == 3
+    assert str(token_file) in told and token_mode == 0o600 and admin_target != target
     assert processes > 3 and not outside, outside
     assert len(stores_while_serving) == 1 and not list((temporary / "tablehost").iterdir())
     shutil.rmtree(temporary, ignore_errors=True)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import run
-from fairness_sampling import SAMPLINGS, SIGNIFICANCE, TableSample, findings, sample_tables, uniform
+from conftest import admin_token, run
+from fairness_sampling import SAMPLINGS, SIGNIFICANCE, AdminPlane, TableSample, findings, sample_tables, uniform
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 TABLES = {"bigtwo": 200, "duel": 200, "kingdoms": 200}
@@ -24,7 +24,8 @@ TABLES = {"bigtwo": 200, "duel": 200, "kingdoms": 200}
 def samples(host) -> dict[str, list[TableSample]]:
     """Every game's tables, the games sampled at once (each one table at a time)."""
     async def sample_all() -> list[list[TableSample]]:
-        return await asyncio.gather(*(sample_tables(host.target, SAMPLINGS[game], tables, seed=2026)
+        admin_plane = AdminPlane(host.admin_target, admin_token())
+        return await asyncio.gather(*(sample_tables(host.target, admin_plane, SAMPLINGS[game], tables, seed=2026)
                                       for game, tables in TABLES.items()))
     return dict(zip(TABLES, run(sample_all(), timeout=900)))
 

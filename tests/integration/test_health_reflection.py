@@ -49,8 +49,8 @@ def describe(target: str, symbol: str):
         channel.close()
 
 
-def test_reflection_describes_the_lobby_service(host) -> None:
-    services, lobby = describe(host.target, "tablehost.v1.Lobby")
+def test_reflection_on_the_admin_listener_describes_the_lobby_service(host) -> None:
+    services, lobby = describe(host.admin_target, "tablehost.v1.Lobby")
     assert {"tablehost.v1.Lobby", "grpc.health.v1.Health"} <= services
     assert lobby.name == "tablehost/v1/lobby.proto"
     assert [m.name for m in lobby.service[0].method][:2] == ["JoinQueue", "LeaveQueue"]
@@ -64,8 +64,21 @@ def test_every_socket_of_the_host_is_on_loopback(host) -> None:
     assert not outside, outside
 
 
-def test_the_front_door_describes_the_table_service_that_rooms_serve(host) -> None:
-    services, table = describe(host.target, "tablehost.v1.Table")
+def test_the_players_port_serves_neither_reflection_nor_the_admin_service(host) -> None:
+    """What players reach is what they need: Lobby, Tournaments, health."""
+    from tablehost.v1 import admin_pb2, admin_pb2_grpc
+
+    with grpc.insecure_channel(host.target) as channel:
+        with pytest.raises(grpc.RpcError) as admin_call:
+            admin_pb2_grpc.AdminStub(channel).Status(admin_pb2.StatusRequest(), timeout=10)
+        with pytest.raises(grpc.RpcError) as reflection_call:
+            ProtoReflectionDescriptorDatabase(channel).get_services()
+    assert admin_call.value.code() == grpc.StatusCode.UNIMPLEMENTED
+    assert reflection_call.value.code() == grpc.StatusCode.UNIMPLEMENTED
+
+
+def test_the_admin_listener_describes_the_table_service_that_rooms_serve(host) -> None:
+    services, table = describe(host.admin_target, "tablehost.v1.Table")
     assert "tablehost.v1.Table" in services
     assert table.service[0].method[0].name == "Play"
 

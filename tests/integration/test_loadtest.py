@@ -104,7 +104,7 @@ def test_on_a_three_node_cluster_agents_and_rooms_spread_and_the_totals_match_th
     assert len(rooms_used) >= 2
     assert sum(report["tables"]["by_room_node"].values()) == 20 and len(report["tables"]["by_room_node"]) >= 2
     # What the report says against what the host counted itself.
-    assert snapshot["admin"]["tables_started"] == totals["games_completed"] == report["host"]["tables_started"]
+    assert snapshot["lobby"]["tables_started"] == totals["games_completed"] == report["host"]["tables_started"]
     assert sum(room["games_hosted"] for room in snapshot["rooms"]) == totals["games_completed"]
     assert sum(room["tables_failed"] for room in snapshot["rooms"]) == 0
     # ... and against the rooms' Prometheus counters, scraped as Prometheus would.

@@ -11,7 +11,7 @@ from collections import Counter
 import grpc
 import msgpack
 import pytest
-from conftest import run
+from conftest import admin_call_metadata, run
 from support import (close_all, kill, lobby_status, play_randomly, room_of, rooms_by_id, seat_table,
                      wait_for_quiet_lobby, wait_until)
 from test_rejections import commit, hello, raw_exchange
@@ -337,8 +337,9 @@ def test_the_admin_status_shows_rooms_per_node_tables_and_queues(host) -> None:
             waiting = asyncio.ensure_future(waiter_lobby.join_queue("bigtwo", "alone"))
             await wait_until(lambda: _waiting(host) == 1)
             try:
-                async with grpc.aio.insecure_channel(host.target) as channel:
-                    status = await admin_pb2_grpc.AdminStub(channel).Status(admin_pb2.StatusRequest(), timeout=10)
+                async with grpc.aio.insecure_channel(host.admin_target) as channel:
+                    status = await admin_pb2_grpc.AdminStub(channel).Status(
+                        admin_pb2.StatusRequest(), metadata=admin_call_metadata(), timeout=10)
             finally:
                 waiting.cancel()
                 await close_all(lobbies, sessions)

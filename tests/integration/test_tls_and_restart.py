@@ -17,7 +17,7 @@ from pathlib import Path
 import grpc
 import pytest
 import trustme
-from conftest import run
+from conftest import admin_token, run
 from support import close_all, play_randomly
 from test_cli import ROOT, TABLEHOST, wait_for_line
 
@@ -54,6 +54,7 @@ class ServedHost:
             env={**os.environ, "TABLEHOST_TOKEN_SECRET": SECRET},
         )
         self.target = wait_for_line(self.process, "listening on ", 90).removeprefix("listening on ")
+        self.admin_target = wait_for_line(self.process, "admin on ", 10).removeprefix("admin on ")
 
     def stop(self) -> int:
         self.process.send_signal(signal.SIGTERM)
@@ -121,11 +122,12 @@ def test_games_through_tls_plaintext_refused_and_no_token_outlives_a_restart(cer
                 await close_all(lobbies, sessions)
 
         old_table, old_token, (front, room), sessions = run(play_first_run())
-        status = subprocess.run(TABLEHOST + ["status", "--target", first_run.target, "--tls-ca",
+        with_token = {**os.environ, "TABLEHOST_ADMIN_TOKEN": admin_token()}
+        status = subprocess.run(TABLEHOST + ["status", "--target", first_run.admin_target, "--tls-ca",
                                              str(certificates["ca"]), "--json"],
-                                capture_output=True, text=True, timeout=60)
-        plain_status = subprocess.run(TABLEHOST + ["status", "--target", first_run.target],
-                                      capture_output=True, text=True, timeout=60)
+                                capture_output=True, text=True, timeout=60, env=with_token)
+        plain_status = subprocess.run(TABLEHOST + ["status", "--target", first_run.admin_target],
+                                      capture_output=True, text=True, timeout=60, env=with_token)
         bots = subprocess.run(TABLEHOST + ["bots", "--target", first_run.target, "--tls-ca", str(certificates["ca"]),
                                            "--tables", "1", "--json"], capture_output=True, text=True, timeout=120)
     finally:

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18tablehost/v1/admin.proto\x12\x0ctablehost.v1\"\x0f\n\rStatusRequest\"\xb6\x02\n\nHostStatus\x12\'\n\x05nodes\x18\x01 \x03(\x0b\x32\x18.tablehost.v1.NodeStatus\x12)\n\x06queues\x18\x02 \x03(\x0b\x32\x19.tablehost.v1.QueueStatus\x12\r\n\x05rooms\x18\x03 \x01(\r\x12\x0e\n\x06tables\x18\x04 \x01(\r\x12\x12\n\nfree_slots\x18\x05 \x01(\r\x12\x17\n\x0ftables_per_room\x18\x06 \x01(\r\x12\x16\n\x0etables_started\x18\x07 \x01(\x04\x12\x0f\n\x07waiting\x18\x08 \x01(\r\x12\x16\n\x0eprivate_tables\x18\t \x01(\r\x12\x1c\n\x14tables_awaiting_room\x18\n \x01(\r\x12\x13\n\x0b\x66ront_doors\x18\x0b \x01(\r\x12\x14\n\x0cwaiting_here\x18\x0c \x01(\r\"c\n\nNodeStatus\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\x0c\n\x04\x63pus\x18\x02 \x01(\x01\x12\r\n\x05\x61live\x18\x03 \x01(\x08\x12\'\n\x05rooms\x18\x04 \x03(\x0b\x32\x18.tablehost.v1.RoomStatus\"\x87\x01\n\nRoomStatus\x12\x0f\n\x07room_id\x18\x01 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x0e\n\x06tables\x18\x04 \x01(\r\x12\x10\n\x08\x63\x61pacity\x18\x05 \x01(\r\x12\x0b\n\x03pid\x18\x06 \x01(\x05\x12\x18\n\x10metrics_endpoint\x18\x07 \x01(\t\"q\n\x0bQueueStatus\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x0f\n\x07waiting\x18\x03 \x01(\r\x12\x10\n\x08proposed\x18\x04 \x01(\r\x12\r\n\x05seats\x18\x05 \x01(\r\x12\x11\n\tpartition\x18\x06 \x01(\t2H\n\x05\x41\x64min\x12?\n\x06Status\x12\x1b.tablehost.v1.StatusRequest\x1a\x18.tablehost.v1.HostStatusb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18tablehost/v1/admin.proto\x12\x0ctablehost.v1\"\x0f\n\rStatusRequest\"\xc5\x02\n\nHostStatus\x12\'\n\x05nodes\x18\x01 \x03(\x0b\x32\x18.tablehost.v1.NodeStatus\x12)\n\x06queues\x18\x02 \x03(\x0b\x32\x19.tablehost.v1.QueueStatus\x12\r\n\x05rooms\x18\x03 \x01(\r\x12\x0e\n\x06tables\x18\x04 \x01(\r\x12\x12\n\nfree_slots\x18\x05 \x01(\r\x12\x17\n\x0ftables_per_room\x18\x06 \x01(\r\x12\x16\n\x0etables_started\x18\x07 \x01(\x04\x12\x0f\n\x07waiting\x18\x08 \x01(\r\x12\x16\n\x0eprivate_tables\x18\t \x01(\r\x12\x1c\n\x14tables_awaiting_room\x18\n \x01(\r\x12\x13\n\x0b\x66ront_doors\x18\x0b \x01(\r\x12\x14\n\x0cwaiting_here\x18\x0c \x01(\r\x12\r\n\x05\x61ge_s\x18\r \x01(\x01\"c\n\nNodeStatus\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\x0c\n\x04\x63pus\x18\x02 \x01(\x01\x12\r\n\x05\x61live\x18\x03 \x01(\x08\x12\'\n\x05rooms\x18\x04 \x03(\x0b\x32\x18.tablehost.v1.RoomStatus\"\x87\x01\n\nRoomStatus\x12\x0f\n\x07room_id\x18\x01 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x0e\n\x06tables\x18\x04 \x01(\r\x12\x10\n\x08\x63\x61pacity\x18\x05 \x01(\r\x12\x0b\n\x03pid\x18\x06 \x01(\x05\x12\x18\n\x10metrics_endpoint\x18\x07 \x01(\t\"q\n\x0bQueueStatus\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x0f\n\x07waiting\x18\x03 \x01(\r\x12\x10\n\x08proposed\x18\x04 \x01(\r\x12\r\n\x05seats\x18\x05 \x01(\r\x12\x11\n\tpartition\x18\x06 \x01(\t\"0\n\x11ListTablesRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\r\"F\n\tTableList\x12*\n\x06tables\x18\x01 \x03(\x0b\x32\x1a.tablehost.v1.TableSummary\x12\r\n\x05total\x18\x02 \x01(\r\"\x9e\x01\n\x0cTableSummary\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x0f\n\x07room_id\x18\x04 \x01(\t\x12\x0f\n\x07players\x18\x05 \x03(\t\x12\x12\n\nstarted_ms\x18\x06 \x01(\x04\x12\x10\n\x08resuming\x18\x07 \x01(\x08\x12\x15\n\rtournament_id\x18\x08 \x01(\t\"5\n\x11\x43loseTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"C\n\x11RemoveSeatRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0e\n\x06reason\x18\x03 \x01(\t\"J\n\x16\x41\x64judicateTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0e\n\x06places\x18\x02 \x03(\r\x12\x0e\n\x06reason\x18\x03 \x01(\t\"@\n\x17TournamentActionRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"L\n\x13RemovePlayerRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"\x1c\n\tAdminDone\x12\x0f\n\x07summary\x18\x01 \x01(\t2\xb9\x05\n\x05\x41\x64min\x12?\n\x06Status\x12\x1b.tablehost.v1.StatusRequest\x1a\x18.tablehost.v1.HostStatus\x12\x46\n\nListTables\x12\x1f.tablehost.v1.ListTablesRequest\x1a\x17.tablehost.v1.TableList\x12\x46\n\nCloseTable\x12\x1f.tablehost.v1.CloseTableRequest\x1a\x17.tablehost.v1.AdminDone\x12\x46\n\nRemoveSeat\x12\x1f.tablehost.v1.RemoveSeatRequest\x1a\x17.tablehost.v1.AdminDone\x12P\n\x0f\x41\x64judicateTable\x12$.tablehost.v1.AdjudicateTableRequest\x1a\x17.tablehost.v1.AdminDone\x12Q\n\x0fPauseTournament\x12%.tablehost.v1.TournamentActionRequest\x1a\x17.tablehost.v1.AdminDone\x12R\n\x10ResumeTournament\x12%.tablehost.v1.TournamentActionRequest\x1a\x17.tablehost.v1.AdminDone\x12R\n\x10\x43\x61ncelTournament\x12%.tablehost.v1.TournamentActionRequest\x1a\x17.tablehost.v1.AdminDone\x12J\n\x0cRemovePlayer\x12!.tablehost.v1.RemovePlayerRequest\x1a\x17.tablehost.v1.AdminDoneb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,13 +34,31 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_STATUSREQUEST']._serialized_start=42
   _globals['_STATUSREQUEST']._serialized_end=57
   _globals['_HOSTSTATUS']._serialized_start=60
-  _globals['_HOSTSTATUS']._serialized_end=370
-  _globals['_NODESTATUS']._serialized_start=372
-  _globals['_NODESTATUS']._serialized_end=471
-  _globals['_ROOMSTATUS']._serialized_start=474
-  _globals['_ROOMSTATUS']._serialized_end=609
-  _globals['_QUEUESTATUS']._serialized_start=611
-  _globals['_QUEUESTATUS']._serialized_end=724
-  _globals['_ADMIN']._serialized_start=726
-  _globals['_ADMIN']._serialized_end=798
+  _globals['_HOSTSTATUS']._serialized_end=385
+  _globals['_NODESTATUS']._serialized_start=387
+  _globals['_NODESTATUS']._serialized_end=486
+  _globals['_ROOMSTATUS']._serialized_start=489
+  _globals['_ROOMSTATUS']._serialized_end=624
+  _globals['_QUEUESTATUS']._serialized_start=626
+  _globals['_QUEUESTATUS']._serialized_end=739
+  _globals['_LISTTABLESREQUEST']._serialized_start=741
+  _globals['_LISTTABLESREQUEST']._serialized_end=789
+  _globals['_TABLELIST']._serialized_start=791
+  _globals['_TABLELIST']._serialized_end=861
+  _globals['_TABLESUMMARY']._serialized_start=864
+  _globals['_TABLESUMMARY']._serialized_end=1022
+  _globals['_CLOSETABLEREQUEST']._serialized_start=1024
+  _globals['_CLOSETABLEREQUEST']._serialized_end=1077
+  _globals['_REMOVESEATREQUEST']._serialized_start=1079
+  _globals['_REMOVESEATREQUEST']._serialized_end=1146
+  _globals['_ADJUDICATETABLEREQUEST']._serialized_start=1148
+  _globals['_ADJUDICATETABLEREQUEST']._serialized_end=1222
+  _globals['_TOURNAMENTACTIONREQUEST']._serialized_start=1224
+  _globals['_TOURNAMENTACTIONREQUEST']._serialized_end=1288
+  _globals['_REMOVEPLAYERREQUEST']._serialized_start=1290
+  _globals['_REMOVEPLAYERREQUEST']._serialized_end=1366
+  _globals['_ADMINDONE']._serialized_start=1368
+  _globals['_ADMINDONE']._serialized_end=1396
+  _globals['_ADMIN']._serialized_start=1399
+  _globals['_ADMIN']._serialized_end=2096
 # @@protoc_insertion_point(module_scope)

@@ -39,13 +39,117 @@ class AdminStub:
                 request_serializer=tablehost_dot_v1_dot_admin__pb2.StatusRequest.SerializeToString,
                 response_deserializer=tablehost_dot_v1_dot_admin__pb2.HostStatus.FromString,
                 _registered_method=True)
+        self.ListTables = channel.unary_unary(
+                '/tablehost.v1.Admin/ListTables',
+                request_serializer=tablehost_dot_v1_dot_admin__pb2.ListTablesRequest.SerializeToString,
+                response_deserializer=tablehost_dot_v1_dot_admin__pb2.TableList.FromString,
+                _registered_method=True)
+        self.CloseTable = channel.unary_unary(
+                '/tablehost.v1.Admin/CloseTable',
+                request_serializer=tablehost_dot_v1_dot_admin__pb2.CloseTableRequest.SerializeToString,
+                response_deserializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+                _registered_method=True)
+        self.RemoveSeat = channel.unary_unary(
+                '/tablehost.v1.Admin/RemoveSeat',
+                request_serializer=tablehost_dot_v1_dot_admin__pb2.RemoveSeatRequest.SerializeToString,
+                response_deserializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+                _registered_method=True)
+        self.AdjudicateTable = channel.unary_unary(
+                '/tablehost.v1.Admin/AdjudicateTable',
+                request_serializer=tablehost_dot_v1_dot_admin__pb2.AdjudicateTableRequest.SerializeToString,
+                response_deserializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+                _registered_method=True)
+        self.PauseTournament = channel.unary_unary(
+                '/tablehost.v1.Admin/PauseTournament',
+                request_serializer=tablehost_dot_v1_dot_admin__pb2.TournamentActionRequest.SerializeToString,
+                response_deserializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+                _registered_method=True)
+        self.ResumeTournament = channel.unary_unary(
+                '/tablehost.v1.Admin/ResumeTournament',
+                request_serializer=tablehost_dot_v1_dot_admin__pb2.TournamentActionRequest.SerializeToString,
+                response_deserializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+                _registered_method=True)
+        self.CancelTournament = channel.unary_unary(
+                '/tablehost.v1.Admin/CancelTournament',
+                request_serializer=tablehost_dot_v1_dot_admin__pb2.TournamentActionRequest.SerializeToString,
+                response_deserializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+                _registered_method=True)
+        self.RemovePlayer = channel.unary_unary(
+                '/tablehost.v1.Admin/RemovePlayer',
+                request_serializer=tablehost_dot_v1_dot_admin__pb2.RemovePlayerRequest.SerializeToString,
+                response_deserializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+                _registered_method=True)
 
 
 class AdminServicer:
     """Missing associated documentation comment in .proto file."""
 
     def Status(self, request, context):
+        """A snapshot at most `status_interval` old (the front door refreshes it
+        from the lobby at most once an interval, however many ask).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTables(self, request, context):
+        """Running tables, filtered by game; at most `limit` (default 100, most 1,000).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CloseTable(self, request, context):
+        """End a running table now: its streams end FAILED_PRECONDITION with the
+        reason. A tournament's table closed this way is forfeited by every seat.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemoveSeat(self, request, context):
+        """Take a seat from its player: the seat's stream ends PERMISSION_DENIED
+        with the reason and its token is refused from then on; the game goes on,
+        the turn timer playing the seat's turns.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AdjudicateTable(self, request, context):
+        """Decide a table's result (each seat's place) and close it: a tournament
+        records those places as the table's result.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PauseTournament(self, request, context):
+        """No round starts while a tournament is paused; the round being played
+        plays on.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeTournament(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelTournament(self, request, context):
+        """End a tournament now: its open tables are closed, the standings so far
+        are final, its finish reason says it was cancelled and why.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemovePlayer(self, request, context):
+        """Withdraw a player from a tournament (not paired again; results so far
+        stand) and take their seat at the table of the current round, if any.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -57,6 +161,46 @@ def add_AdminServicer_to_server(servicer, server):
                     servicer.Status,
                     request_deserializer=tablehost_dot_v1_dot_admin__pb2.StatusRequest.FromString,
                     response_serializer=tablehost_dot_v1_dot_admin__pb2.HostStatus.SerializeToString,
+            ),
+            'ListTables': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTables,
+                    request_deserializer=tablehost_dot_v1_dot_admin__pb2.ListTablesRequest.FromString,
+                    response_serializer=tablehost_dot_v1_dot_admin__pb2.TableList.SerializeToString,
+            ),
+            'CloseTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.CloseTable,
+                    request_deserializer=tablehost_dot_v1_dot_admin__pb2.CloseTableRequest.FromString,
+                    response_serializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.SerializeToString,
+            ),
+            'RemoveSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveSeat,
+                    request_deserializer=tablehost_dot_v1_dot_admin__pb2.RemoveSeatRequest.FromString,
+                    response_serializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.SerializeToString,
+            ),
+            'AdjudicateTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.AdjudicateTable,
+                    request_deserializer=tablehost_dot_v1_dot_admin__pb2.AdjudicateTableRequest.FromString,
+                    response_serializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.SerializeToString,
+            ),
+            'PauseTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.PauseTournament,
+                    request_deserializer=tablehost_dot_v1_dot_admin__pb2.TournamentActionRequest.FromString,
+                    response_serializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.SerializeToString,
+            ),
+            'ResumeTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeTournament,
+                    request_deserializer=tablehost_dot_v1_dot_admin__pb2.TournamentActionRequest.FromString,
+                    response_serializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.SerializeToString,
+            ),
+            'CancelTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelTournament,
+                    request_deserializer=tablehost_dot_v1_dot_admin__pb2.TournamentActionRequest.FromString,
+                    response_serializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.SerializeToString,
+            ),
+            'RemovePlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemovePlayer,
+                    request_deserializer=tablehost_dot_v1_dot_admin__pb2.RemovePlayerRequest.FromString,
+                    response_serializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -86,6 +230,222 @@ class Admin:
             '/tablehost.v1.Admin/Status',
             tablehost_dot_v1_dot_admin__pb2.StatusRequest.SerializeToString,
             tablehost_dot_v1_dot_admin__pb2.HostStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTables(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablehost.v1.Admin/ListTables',
+            tablehost_dot_v1_dot_admin__pb2.ListTablesRequest.SerializeToString,
+            tablehost_dot_v1_dot_admin__pb2.TableList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CloseTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablehost.v1.Admin/CloseTable',
+            tablehost_dot_v1_dot_admin__pb2.CloseTableRequest.SerializeToString,
+            tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemoveSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablehost.v1.Admin/RemoveSeat',
+            tablehost_dot_v1_dot_admin__pb2.RemoveSeatRequest.SerializeToString,
+            tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AdjudicateTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablehost.v1.Admin/AdjudicateTable',
+            tablehost_dot_v1_dot_admin__pb2.AdjudicateTableRequest.SerializeToString,
+            tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PauseTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablehost.v1.Admin/PauseTournament',
+            tablehost_dot_v1_dot_admin__pb2.TournamentActionRequest.SerializeToString,
+            tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablehost.v1.Admin/ResumeTournament',
+            tablehost_dot_v1_dot_admin__pb2.TournamentActionRequest.SerializeToString,
+            tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablehost.v1.Admin/CancelTournament',
+            tablehost_dot_v1_dot_admin__pb2.TournamentActionRequest.SerializeToString,
+            tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemovePlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablehost.v1.Admin/RemovePlayer',
+            tablehost_dot_v1_dot_admin__pb2.RemovePlayerRequest.SerializeToString,
+            tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
             options,
             channel_credentials,
             insecure,

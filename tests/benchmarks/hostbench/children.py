@@ -98,6 +98,8 @@ def child_env() -> dict[str, str]:
     # The worker package (tests/benchmarks) and the project itself, for `-m hostbench.worker`.
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(BENCH_DIR), str(ROOT), env.get("PYTHONPATH", "")]))
     env["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # Ray on loopback only
+    # A host under test makes its own admin secret and writes its token (hostbench/host.py).
+    env.pop("TABLEHOST_ADMIN_SECRET", None)
     return env
 
 

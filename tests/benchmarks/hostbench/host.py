@@ -1,5 +1,5 @@
 """One `tablehost serve` under test: started as a child process with the flags a scenario
-needs, read through its Admin service, accounted for through /proc, stopped by PID.
+needs, read through its admin listener, accounted for through /proc, stopped by PID.
 
 The host's process tree is the serve process (the front door) and every descendant:
 Ray's GCS and raylet and helpers, the lobby actor and the room actors. Client processes
@@ -41,10 +41,15 @@ class HostUnderTest:
     def __init__(self, name: str, flags: list[str], logdir: Path, budget: Budget) -> None:
         self.name = name
         self.flags = flags
-        self.child = Child(name, tablehost_argv("serve", "--host", "127.0.0.1", "--port", "0", *flags), logdir)
+        # With no admin secret in its environment, the host writes its run's admin token here.
+        token_file = logdir / f"{name}-admin-token"
+        self.child = Child(name, tablehost_argv("serve", "--host", "127.0.0.1", "--port", "0", "--admin-port", "0",
+                                                "--admin-token-file", str(token_file), *flags), logdir)
         self._channel: Any = None
         try:
             self.target = self.child.wait_for_line(r"listening on (\S+)", budget.seconds(HOST_START_S)).group(1)
+            self.admin_target = self.child.wait_for_line(r"admin on (\S+)", budget.seconds(HOST_START_S)).group(1)
+            self.admin_token = token_file.read_text().strip()
         except BaseException:
             self.child.stop(signal.SIGINT, grace_s=30)
             raise
@@ -78,8 +83,9 @@ class HostUnderTest:
         from tablehost.v1 import admin_pb2, admin_pb2_grpc
 
         if self._channel is None:
-            self._channel = grpc.insecure_channel(self.target)
-        reply = admin_pb2_grpc.AdminStub(self._channel).Status(admin_pb2.StatusRequest(), timeout=timeout_s)
+            self._channel = grpc.insecure_channel(self.admin_target)
+        reply = admin_pb2_grpc.AdminStub(self._channel).Status(
+            admin_pb2.StatusRequest(), metadata=(("authorization", f"Bearer {self.admin_token}"),), timeout=timeout_s)
         return MessageToDict(reply, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
 
     def wait_for_tables(self, tables: int, timeout_s: float) -> dict[str, Any]:

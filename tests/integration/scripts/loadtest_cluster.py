@@ -14,7 +14,6 @@ started is stopped by pid or by cluster.shutdown().
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import selectors
@@ -34,7 +33,6 @@ from prometheus_client.parser import text_string_to_metric_families  # noqa: E40
 from ray.cluster_utils import Cluster  # noqa: E402
 
 from tablehost.actors.lobby import LOBBY_NAME, NAMESPACE  # noqa: E402
-from tablehost.host.status_view import fetch_status  # noqa: E402
 
 TABLEHOST = [sys.executable, "-m", "tablehost.host.cli"]
 NODES = 3
@@ -78,16 +76,16 @@ def scraped_totals(metrics_address: str) -> dict[str, float]:
     return totals
 
 
-def host_snapshot(target: str, metrics_address: str) -> dict[str, Any]:
-    """The host's own counters after the run, one source per key: its Admin
-    service (`admin`), every room's status over Ray (`rooms`) and the rooms'
-    Prometheus metrics (`metrics`)."""
-    status = asyncio.run(fetch_status(target))
+def host_snapshot(metrics_address: str) -> dict[str, Any]:
+    """The host's own counters after the run, one source per key: the
+    lobby's status over Ray (`lobby`), every room's status over Ray (`rooms`)
+    and the rooms' Prometheus metrics (`metrics`)."""
     lobby = ray.get_actor(LOBBY_NAME, namespace=NAMESPACE)
+    status = ray.get(lobby.status.remote(), timeout=30)
     handles = ray.get(lobby.room_handles.remote(), timeout=30)
     rooms = ray.get([handle.status.remote() for handle in handles.values()], timeout=30)
     return {
-        "admin": {"tables_started": status.tables_started, "tables": status.tables, "rooms": status.rooms},
+        "lobby": {key: status[key] for key in ("tables_started", "tables", "rooms")},
         "rooms": [{key: room[key] for key in ("room_id", "node_id", "endpoint", "pid", "games_hosted",
                                              "tables_failed")} for room in rooms],
         "metrics": scraped_totals(metrics_address),
@@ -136,7 +134,7 @@ def main() -> int:
                 "cluster_nodes": len([node for node in ray.nodes() if node["Alive"]]),
                 "loadtest_exit_code": loadtest.returncode,
                 "report": report,
-                "host": host_snapshot(target, metrics_address),
+                "host": host_snapshot(metrics_address),
             }
     finally:
         ray.shutdown()
