@@ -13,7 +13,7 @@ from pathlib import Path
 import grpc
 import pytest
 from conftest import ADMIN_SECRET, admin_call_metadata, player_token, run
-from support import close_all, seat_table, wait_until
+from support import close_all, kill, room_of, rooms_by_id, seat_table, wait_for_quiet_lobby, wait_until
 from test_tournaments import DECK, register, token  # noqa: F401 (token: the module's organiser fixture)
 
 from tablehost.clients.sdk import Assignment, ClosedByAdministrator, LobbyClient, TableSession
@@ -218,3 +218,30 @@ async def _games_played(client: TournamentClient, tournament_id: str, games: int
 async def _round(client: TournamentClient, tournament_id: str, number: int) -> bool:
     status = await client.status(tournament_id)
     return status.round == number and status.tables_pending > 0
+
+
+def test_a_removed_seat_stays_removed_when_its_table_resumes_in_another_room(host) -> None:
+    """The removal is the lobby's record of the table, not only its room's:
+    the room that resumes the table after a crash refuses the seat too."""
+
+    async def scenario():
+        await wait_for_quiet_lobby(host)
+        lobbies, sessions = await seat_table(host.target)
+        table_id = sessions[0].table_id
+        room_id = room_of(host, table_id)
+        try:
+            await admin_call(host, "RemoveSeat", pb.RemoveSeatRequest(table_id=table_id, seat=1, reason="cheating"))
+            await wait_until(lambda: sessions[1].failure is not None, timeout=10)
+            kill(rooms_by_id(host)[room_id]["pid"])
+            await wait_until(lambda: room_of(host, table_id) not in ("", room_id), timeout=30)
+            await wait_until(lambda: all(s.reconnects >= 1 for s in (sessions[0], sessions[2], sessions[3])),
+                             timeout=30)
+            with pytest.raises(ClosedByAdministrator) as back:
+                await TableSession.connect(sessions[1].assignment, lobbies[1], connect_timeout=10)
+            return str(back.value), [s.failure for s in (sessions[0], sessions[2], sessions[3])]
+        finally:
+            await close_all(lobbies, sessions)
+
+    back, others = run(scenario())
+    assert "PERMISSION_DENIED" in back and "cheating" in back
+    assert others == [None, None, None]
