@@ -41,6 +41,7 @@ from tablehost.actors.process_tuning import tune_garbage_collection
 from tablehost.actors.placement import Placement, Room, RoomState, room_number
 from tablehost.actors.room import RoomActor, room_actor_name
 from tablehost.actors.store import StoreError, open_store
+from tablehost.actors.round_watch import RoundWatch
 from tablehost.actors.table_admin import TableAdmin, TableListing
 from tablehost.actors.table_directory import TableDirectory, TableRecord
 from tablehost.actors.tokens import SPECTATOR_SEAT, SeatClaim, sign_seat_token
@@ -187,6 +188,9 @@ class LobbyActor:
         # tournament waiting for its tables' results wakes on.
         self._results_arrived = asyncio.Event()
         self.table_admin = TableAdmin(self.directory, self.placement, self._wake_result_waiters)
+        self.round_watch = RoundWatch()
+        # Nodes Ray lists as dead (lost, or removed after a drain), as of the last refresh.
+        self._nodes_dead = 0
         self._janitor = asyncio.get_running_loop().create_task(self._tidy_forever())
         tune_garbage_collection()
         self._take_back_rooms()
@@ -479,7 +483,18 @@ class LobbyActor:
             "tables_awaiting_room": len(self._awaiting_room),
             "records_kept": self.directory.retained_count,
             "front_doors": len(self.doors),
+            "nodes_alive": len(self.placement.nodes),
+            "nodes_dead": self._nodes_dead,
+            "tournament_rounds_overdue": len(self.round_watch.overdue(time.time())),
         }
+
+    async def tournament_round(self, tournament_id: str, number: int, deadline_s: float) -> None:
+        """A tournament's round started with this deadline (epoch seconds);
+        number 0: it has no round in play (actors/round_watch.py)."""
+        if number:
+            self.round_watch.started(tournament_id, number, deadline_s)
+        else:
+            self.round_watch.ended(tournament_id)
 
     async def drain(self, room_ids: list[str], node_id: str = "") -> dict[str, Any]:
         """Take rooms out of service (an upgrade, a node to retire): the rooms
@@ -1051,9 +1066,11 @@ class LobbyActor:
         if not force and now - self._nodes_refreshed < NODES_REFRESH_S:
             return
         self._nodes_refreshed = now
+        nodes = ray.nodes()
         self.placement.set_nodes(
-            {node["NodeID"]: float(node["Resources"].get("CPU", 0.0)) for node in ray.nodes() if node["Alive"]}
+            {node["NodeID"]: float(node["Resources"].get("CPU", 0.0)) for node in nodes if node["Alive"]}
         )
+        self._nodes_dead = sum(1 for node in nodes if not node["Alive"])
 
     # -- small helpers -------------------------------------------------------------------------
 

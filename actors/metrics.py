@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -135,14 +135,21 @@ def serve_process_metrics(host: str, gauges: Iterable[GaugeFamily], read: Callab
     return MetricsServer(host, 0).start()
 
 
+# A health check: whether all is well, and a line saying why.
+Check = Callable[[], tuple[bool, str]]
+
+
 class MetricsServer:
     """A small HTTP server on its own threads: `/metrics` in Prometheus's text
     format, and, when `targets` is given, `/targets` for Prometheus's HTTP
-    service discovery (the addresses it returns, as one target group)."""
+    service discovery (the addresses it returns, as one target group); each
+    of `checks` (a path, e.g. /livez, and a function saying whether all is
+    well and why) answers 200 or 503, for probes that speak plain HTTP."""
 
     def __init__(self, host: str, port: int, registry: CollectorRegistry = REGISTRY,
-                 targets: Callable[[], list[str]] | None = None, job_label: str = "tablehost-room") -> None:
-        handler = _handler(registry, targets, job_label)
+                 targets: Callable[[], list[str]] | None = None, job_label: str = "tablehost-room",
+                 checks: Mapping[str, Check] | None = None) -> None:
+        handler = _handler(registry, targets, job_label, dict(checks or {}))
         self._host = host
         self._server = ThreadingHTTPServer((host, port), handler)
         self._server.daemon_threads = True
@@ -161,12 +168,13 @@ class MetricsServer:
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
+        if self._thread.is_alive():  # shutdown() waits for a serving loop that never started
+            self._server.shutdown()
         self._server.server_close()
 
 
 def _handler(registry: CollectorRegistry, targets: Callable[[], list[str]] | None,
-             job_label: str) -> type[BaseHTTPRequestHandler]:
+             job_label: str, checks: dict[str, Check]) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
             path = self.path.split("?", 1)[0]
@@ -175,8 +183,11 @@ def _handler(registry: CollectorRegistry, targets: Callable[[], list[str]] | Non
             elif path == "/targets" and targets is not None:
                 groups = [{"targets": sorted(targets()), "labels": {"job": job_label}}]
                 self._answer(200, "application/json", json.dumps(groups).encode())
+            elif path in checks:
+                well, why = checks[path]()
+                self._answer(200 if well else 503, "text/plain; charset=utf-8", f"{why}\n".encode())
             else:
-                known = "/metrics" + (" and /targets" if targets is not None else "")
+                known = ", ".join(["/metrics", *(["/targets"] if targets is not None else []), *sorted(checks)])
                 self._answer(404, "text/plain; charset=utf-8", f"not found: this server answers {known}\n".encode())
 
         def _answer(self, status: int, content_type: str, body: bytes) -> None:

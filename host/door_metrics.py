@@ -1,6 +1,7 @@
 """A front door's metrics: what the lobby holds (queues, rooms, tables) and
 this door's waiting players, served with `/targets`, the list of every
-room's metrics address for Prometheus's HTTP service discovery.
+room's metrics address for Prometheus's HTTP service discovery, and the
+probes `/livez` (its event loop runs) and `/readyz` (and the lobby answers).
 
 The lobby is asked for its status every REFRESH_S by one task, never by a
 scrape: however often Prometheus (or anyone who can reach the port) asks,
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,6 +24,8 @@ from tablehost.host.waiting import WaitingRoom
 log = logging.getLogger("tablehost.host")
 
 REFRESH_S = 2.0
+# /livez fails once the front door's event loop has not refreshed for this long.
+STUCK_AFTER_S = 30.0
 
 DOOR_GAUGES = (
     ("tablehost_queue_waiting", "Players waiting in a lobby queue", ("game", "variant", "seats")),
@@ -34,6 +38,9 @@ DOOR_GAUGES = (
     ("tablehost_free_slots", "Free table slots in started rooms", ()),
     ("tablehost_tables_awaiting_room", "Tables formed that wait for a room to hold them", ()),
     ("tablehost_private_tables", "Private tables waiting to fill", ()),
+    ("tablehost_ray_nodes", "Ray nodes by state: alive, or dead (lost, or removed after a drain)", ("state",)),
+    ("tablehost_tournament_rounds_overdue",
+     "Tournaments whose round is open a minute past its deadline (their actor is stuck or gone)", ()),
 )
 
 
@@ -49,8 +56,12 @@ class DoorMetrics:
         self.registry = CollectorRegistry()
         ProcessCollector(registry=self.registry)
         self.registry.register(GaugeCollector(DOOR_GAUGES, self._gauges))
-        self._server = MetricsServer(host, port, self.registry, targets=self._room_targets)
+        self._server = MetricsServer(host, port, self.registry, targets=self._room_targets,
+                                     checks={"/livez": self._live, "/readyz": self._ready})
         self._refresher: asyncio.Task[None] | None = None
+        # When the event loop last ran a refresh (monotonic seconds), set by
+        # the loop and read by the HTTP server's threads.
+        self._refreshed_at = time.monotonic()
 
     @property
     def address(self) -> str:
@@ -73,7 +84,26 @@ class DoorMetrics:
             await asyncio.sleep(REFRESH_S)
             await self._refresh()
 
+    def _live(self) -> tuple[bool, str]:
+        """Whether the front door's event loop still runs (it refreshes every
+        REFRESH_S, the lobby answering or not): plain HTTP, so a kubelet probe
+        works whether or not the gRPC ports serve TLS."""
+        quiet_s = time.monotonic() - self._refreshed_at
+        if quiet_s > STUCK_AFTER_S:
+            return False, f"the front door's event loop has not run for {quiet_s:.0f} s"
+        return True, "live"
+
+    def _ready(self) -> tuple[bool, str]:
+        """Live, and the lobby answered the last refresh: it can seat players."""
+        live, why = self._live()
+        if not live:
+            return live, why
+        if self._status is None:
+            return False, "the lobby did not answer the last refresh"
+        return True, "ready"
+
     async def _refresh(self) -> None:
+        self._refreshed_at = time.monotonic()
         try:
             self._status = await self._lobby.status.remote()
         except ray.exceptions.RayError as error:
@@ -109,3 +139,6 @@ class DoorMetrics:
         yield Gauge("tablehost_free_slots", (), status["free_slots"])
         yield Gauge("tablehost_tables_awaiting_room", (), status["tables_awaiting_room"])
         yield Gauge("tablehost_private_tables", (), status["private_tables"])
+        yield Gauge("tablehost_ray_nodes", ("alive",), status["nodes_alive"])
+        yield Gauge("tablehost_ray_nodes", ("dead",), status["nodes_dead"])
+        yield Gauge("tablehost_tournament_rounds_overdue", (), status["tournament_rounds_overdue"])

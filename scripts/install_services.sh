@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# The services the test suite starts for itself: redis-server (the store for
-# hosts on a cluster). Installed from Debian's packages when missing; the
-# package's own service is not started (the tests start their own servers).
+# What the test suite needs beyond Python packages, from Debian's packages
+# when missing: redis-server (the store for hosts on a cluster; the tests
+# start their own servers, the package's service is not started), and
+# promtool and amtool (the alert rules' and Alertmanager's checks: packages
+# prometheus and prometheus-alertmanager, without their recommends; their
+# services are not started either).
 set -euo pipefail
-if command -v redis-server >/dev/null 2>&1; then
+missing=()
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+command -v amtool >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
+if [ "${#missing[@]}" -eq 0 ]; then
     exit 0
 fi
 export DEBIAN_FRONTEND=noninteractive
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-$SUDO apt-get install -y -q redis-server >/dev/null || { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q redis-server >/dev/null; }
-command -v redis-server >/dev/null
+install() { $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
+install || { $SUDO apt-get update -q >/dev/null && install; }
+command -v redis-server >/dev/null && command -v promtool >/dev/null && command -v amtool >/dev/null

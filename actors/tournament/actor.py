@@ -211,6 +211,7 @@ class TournamentActor:
         for task in (self._runner, self._timer):
             if task is not None:
                 task.cancel()
+        self.lobby.tournament_round.remote(self.tournament_id, 0, 0.0)
         open_tables = [table.table_id for table in self._pending_tables() if table.table_id in self.placed]
         for table_id in open_tables:
             await self._ask_lobby("close_table", table_id, f"the tournament was cancelled: {reason}")
@@ -262,6 +263,8 @@ class TournamentActor:
         try:
             while not self.core.finished:
                 if self.core.current_round is None or self.core.round_complete():
+                    if self.core.current_round is not None:
+                        self.lobby.tournament_round.remote(self.tournament_id, 0, 0.0)
                     if self.kept.paused:
                         await self._changed.wait()  # resumed or cancelled
                         continue
@@ -325,6 +328,7 @@ class TournamentActor:
                  len(current.tables), len(current.byes))
         attempts: dict[str, int] = {}
         deadline = time.monotonic() + self.kept.round_limit_s
+        self.lobby.tournament_round.remote(self.tournament_id, current.number, time.time() + self.kept.round_limit_s)
         while not self.core.round_complete():
             pending = self.core.pending_tables()
             to_open = [table for table in pending if table.table_id not in self.placed]

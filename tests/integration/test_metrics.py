@@ -299,3 +299,17 @@ def test_the_metrics_server_answers_only_its_paths(host: HostThread) -> None:
     with pytest.raises(urllib.error.HTTPError) as refused:
         fetch(f"http://{host.host.metrics.address}/anything-else")
     assert refused.value.code == 404
+
+
+def test_the_front_door_answers_its_liveness_and_readiness_probes_over_plain_http(host: HostThread) -> None:
+    """What a kubelet's httpGet probes ask, whatever the gRPC ports serve."""
+    address = host.host.metrics.address
+    assert fetch(f"http://{address}/livez").strip() == "live"
+    assert fetch(f"http://{address}/readyz").strip() == "ready"
+
+
+def test_the_front_door_gauges_count_ray_nodes_and_overdue_tournament_rounds(host: HostThread) -> None:
+    door = scrape(host.host.metrics.address)
+    assert door[("tablehost_ray_nodes", (("state", "alive"),))] >= 1
+    assert ("tablehost_ray_nodes", (("state", "dead"),)) in door
+    assert door[("tablehost_tournament_rounds_overdue", ())] == 0
