@@ -110,6 +110,8 @@ def pod_templates(objects: dict[tuple[str, str], dict[str, Any]]) -> dict[str, d
     """Every pod template, named by where it is."""
     templates = {f"{kind}/{name}": document["spec"]["template"]
                  for (kind, name), document in objects.items() if kind in ("Deployment", "StatefulSet")}
+    templates.update({f"CronJob/{name}": document["spec"]["jobTemplate"]["spec"]["template"]
+                      for (kind, name), document in objects.items() if kind == "CronJob"})
     cluster = the_one(objects, "RayCluster")
     templates["RayCluster head"] = cluster["spec"]["headGroupSpec"]["template"]
     for group in cluster["spec"]["workerGroupSpecs"]:
@@ -472,14 +474,36 @@ def test_workloads_and_services_select_the_pods_they_mean() -> None:
             assert len(chosen) == 1, f"Service {name} selects {chosen}"
 
 
+def test_every_disruption_budget_covers_one_workload_and_leaves_it_serving() -> None:
+    """A node drained for an upgrade takes one pod of each at a time: the
+    front doors, the room pods (KubeRay's), the store's servers and its
+    sentinels (two of three: a quorum)."""
+    objects = kuberay_objects()
+    labels = {name: document["spec"]["template"]["metadata"]["labels"]
+              for (kind, name), document in objects.items() if kind in ("Deployment", "StatefulSet")}
+    [rooms] = the_one(objects, "RayCluster")["spec"]["workerGroupSpecs"]
+    labels["rooms"] = rooms["template"]["metadata"]["labels"]
+    budgets = {name: document["spec"] for (kind, name), document in objects.items() if kind == "PodDisruptionBudget"}
+    covered = {}
+    for name, budget in budgets.items():
+        selector = budget["selector"]["matchLabels"].items()
+        [covered[name]] = [workload for workload, pod_labels in labels.items() if selector <= pod_labels.items()]
+        assert budget == {"maxUnavailable": 1, "selector": budget["selector"]}, name
+    assert sorted(covered.values()) == ["front-door", "rooms", "tablehost-sentinel", "tablehost-store"]
+
+
 def test_the_kuberay_ports_agree_with_the_flags(monkeypatch: pytest.MonkeyPatch) -> None:
     config = the_cluster_config(monkeypatch)
     objects = kuberay_objects()
     ports = {port["name"]: port["containerPort"] for port in front_door_container(objects[("Deployment", "front-door")])["ports"]}
-    assert ports == {"grpc": config.port, "metrics": config.metrics_port}
+    assert ports == {"grpc": config.port, "metrics": config.metrics_port, "admin": config.admin_port}
     lobby, metrics_service = objects[("Service", "tablehost-lobby")], objects[("Service", "front-door")]
     assert lobby["spec"]["type"] == "LoadBalancer"
     assert [(p["port"], p["targetPort"]) for p in lobby["spec"]["ports"]] == [(config.port, "grpc")]
+    # The admin plane never behind the players' load balancer: a Service inside the cluster.
+    admin = objects[("Service", "tablehost-admin")]
+    assert admin["spec"]["type"] == "ClusterIP" and config.admin_host == "0.0.0.0"
+    assert [(p["port"], p["targetPort"]) for p in admin["spec"]["ports"]] == [(config.admin_port, "admin")]
     assert metrics_service["spec"]["type"] == "ClusterIP"
     assert [(p["port"], p["targetPort"]) for p in metrics_service["spec"]["ports"]] == [(config.metrics_port, "metrics")]
     [rooms] = the_one(objects, "RayCluster")["spec"]["workerGroupSpecs"]
@@ -522,8 +546,17 @@ def test_the_addresses_in_the_flags_name_services_of_the_manifests(monkeypatch: 
         service = objects.get(("Service", host))
         return service is not None and int(port) in [p["port"] for p in service["spec"]["ports"]]
 
-    store = re.fullmatch(r"redis://([^/]+)/\d+", config.store or "")
-    assert store and serves(store[1])
+    # The store is the primary its sentinels name: each sentinel one pod of a
+    # StatefulSet, by its name under the StatefulSet's headless Service.
+    store = re.fullmatch(r"redis\+sentinel://([^/]+)/(\w+)", config.store or "")
+    assert store
+    sentinels = store[1].split(",")
+    for address in sentinels:
+        pod, _, service = address.partition(":")[0].partition(".")
+        workload = objects[("StatefulSet", pod.rpartition("-")[0])]["spec"]
+        assert workload["serviceName"] == service and int(pod.rpartition("-")[2]) < workload["replicas"]
+        assert serves(f"{service}:{address.partition(':')[2]}")
+    assert len(sentinels) == 3
     cluster = the_one(objects, "RayCluster")
     assert serves(cluster["spec"]["gcsFaultToleranceOptions"]["redisAddress"])
     head_address = container_env(front_door_container(objects[("Deployment", "front-door")]))["RAY_HEAD_ADDRESS"]
@@ -535,8 +568,9 @@ def test_the_addresses_in_the_flags_name_services_of_the_manifests(monkeypatch: 
 
 def test_every_tablehost_container_runs_the_image_the_kustomization_renames() -> None:
     [image] = kustomization(KUBERAY)["images"]
+    # Third-party images are pinned by tag; ours is the one the kustomization names.
     names = [container["image"] for template in pod_templates(kuberay_objects()).values()
-             for container in template["spec"]["containers"] if not container["image"].startswith("redis:")]
+             for container in template["spec"]["containers"] if ":" not in container["image"]]
     assert len(names) == 3 and set(names) == {image["name"]}
 
 
@@ -599,7 +633,8 @@ def test_the_tls_component_serves_tls_and_names_rooms_by_their_nodes(
     command = kuberay_front_door(deployment, "deploy/kuberay/tls front-door")
     config = host_config(ServeCommand(command.origin, command.flags, {**command.env, **files}), monkeypatch)
     assert config.tls_cert_pem and config.tls_key_pem
-    assert "grpc" not in container["readinessProbe"], "Kubernetes' gRPC probe cannot speak TLS"
+    # Kubernetes' gRPC probe cannot speak TLS: readiness asks the plain HTTP metrics port.
+    assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "metrics"}
 
 
 def test_the_guides_dns_names_for_rooms_without_tls_are_the_tls_components_patch() -> None:
@@ -622,7 +657,8 @@ def test_every_serve_command_line_parses_with_the_real_flags(
     assert config.ray_address == "auto"  # the Ray node the entrypoint started
     assert (config.host, config.room_host) == ("0.0.0.0", "0.0.0.0")
     assert config.advertise_host == "env:ROOM_ADDRESS"
-    assert config.store is not None and config.store.startswith("redis://")
+    # Sentinel where the layout runs it (Kubernetes, compose); one server on the `ray up` head.
+    assert config.store is not None and config.store.startswith(("redis+sentinel://", "redis://"))
     assert config.metrics_port and config.log_format == "json"
 
 
@@ -685,8 +721,8 @@ def test_the_compose_ports_agree_with_the_flags(monkeypatch: pytest.MonkeyPatch)
     assert compose_published_ports(services["ray-worker"]) == list(zip(room_range, room_range))
     assert compose_value(services["ray-worker"]["environment"]["ROOM_ADDRESS"]) == "127.0.0.1"
     assert all(str(entry).startswith("127.0.0.1:") for service in services.values() for entry in service.get("ports", []))
-    store = re.fullmatch(r"redis://([^:/]+):6379/0", config.store or "")
-    assert store and store[1] in services
+    store = re.fullmatch(r"redis\+sentinel://([^/]+)/tablehost", config.store or "")
+    assert store and all(address.partition(":")[0] in services for address in store[1].split(","))
 
 
 def test_the_compose_prometheus_scrapes_the_front_door_and_finds_the_rooms_on_the_worker(
@@ -706,7 +742,7 @@ def test_the_compose_prometheus_scrapes_the_front_door_and_finds_the_rooms_on_th
     mounts = {target: source for source, target in (volume.split(":")[:2] for volume in services["prometheus"]["volumes"])}
     assert (DEPLOY / mounts["/etc/prometheus/prometheus.yml"]).resolve() == PROMETHEUS_COMPOSE
     [rules] = local["rule_files"]
-    assert (DEPLOY / mounts[rules]).resolve() == ALERTS
+    assert (DEPLOY / mounts[f"/etc/prometheus/{rules}"]).resolve() == ALERTS
 
 
 def test_grafana_is_provisioned_with_prometheus_and_the_dashboard() -> None:
@@ -957,7 +993,7 @@ def test_the_dockerfile_exposes_the_ports_the_deployments_use(monkeypatch: pytes
     config = the_cluster_config(monkeypatch)
     [exposed] = [argument.split() for instruction, argument in dockerfile_instructions() if instruction == "EXPOSE"]
     ports = {port for entry in exposed for port in port_range(entry)}
-    assert ports == {config.port, config.metrics_port, *range(config.room_port_min, config.room_port_max + 1)}
+    assert ports == {config.port, config.admin_port, config.metrics_port, *range(config.room_port_min, config.room_port_max + 1)}
 
 
 # -- the documentation ----------------------------------------------------------------------------
