@@ -965,7 +965,7 @@ def docker_ignores(path: str) -> bool:
 def test_the_image_is_built_from_the_package_sources_and_nothing_else() -> None:
     copied = [argument.split() for instruction, argument in dockerfile_instructions() if instruction == "COPY"]
     sources = {source for words in copied for source in words[:-1] if not source.startswith("--")}
-    assert sources == package_sources() | {"deploy/entrypoint.sh"}
+    assert sources == package_sources() | {"deploy/entrypoint.sh", "requirements.lock"}
     for source in sources:
         assert (ROOT / source).exists() and not docker_ignores(source), source
     for left_out in (".venv", ".git", "tests", "docs", "actors/__pycache__", "deploy/kuberay/secrets.env"):
@@ -983,7 +983,7 @@ def test_the_image_runs_the_entrypoint_as_its_ray_user() -> None:
                 if instruction == "COPY" and "deploy/entrypoint.sh" in argument]
     assert entrypoint == [Path(copied[-1]).name] and "--chmod=0755" in copied
     assert os.access(ENTRYPOINT, os.X_OK)
-    assert re.search(r"pip install --no-cache-dir /tmp/tablehost\b", DOCKERFILE.read_text())  # not editable
+    assert re.search(r"pip install --no-cache-dir -c \S+ /tmp/tablehost\b", DOCKERFILE.read_text())  # not editable
     roles_used = {front_door_container(kuberay_objects()[("Deployment", "front-door")])["args"][0]}
     roles_used |= {service["command"][0] for name, service in compose()["services"].items() if name.startswith("ray-")}
     assert roles_used == {"front-door", "head", "worker"} and roles_used <= entrypoint_cases()
