@@ -48,6 +48,7 @@ from tablehost.actors.store import TableExists, TableStore, open_store
 from tablehost.actors.outbound import StreamEnd
 from tablehost.actors.table import Table
 from tablehost.actors.table_service import TableService
+from tablehost.actors.versions import code_versions, why_not_resumable
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.registry import GameCatalog
 from tablehost.v1 import table_pb2
@@ -323,8 +324,9 @@ class RoomActor:
     def _header(self, table_id: str) -> dict[str, Any]:
         """What the store keeps of a table besides its journal: the match's
         header, the lobby's record and the run (see LobbyActor's recovery)."""
-        return {"table_id": table_id, "run_id": self.config.run_id, "match": self.tables[table_id].match.header(),
-                "record": self.records[table_id]}
+        match = self.tables[table_id].match
+        return {"table_id": table_id, "run_id": self.config.run_id, "match": match.header(),
+                "record": self.records[table_id], "versions": code_versions(match.rules)}
 
     async def resume_tables(self, table_ids: list[str]) -> list[dict[str, Any]]:
         """Take over tables from the store (their room died): each resumes
@@ -339,6 +341,10 @@ class RoomActor:
         try:
             stored = await through_outage(self.store.claim, table_id)
             rules = self.catalog.rules(stored.header["match"]["game"])
+            refusal = why_not_resumable(stored.header, rules)
+            if refusal is not None:
+                log.error("room %s will not resume table %s: %s", self.room_id, table_id, refusal)
+                return {"table_id": table_id, "error": refusal}
             table = Table.resumed(stored, rules, journal=self.journal, owner=self,
                                   rate=self.config.commit_rate, burst=self.config.commit_burst)
         except Exception as error:  # one table that cannot resume must not stop the others

@@ -75,6 +75,11 @@ class GameRules:
     # the game's standard rules.
     variants: ClassVar[Mapping[str, str]] = {"": "standard rules"}
     default_turn_timeout_ms: ClassVar[int] = 30_000
+    # Raised whenever a change of the rules would replay a game's commands to
+    # another state: a table started under one version never resumes under
+    # another (its room refuses it), so change it only with an upgrade that
+    # lets running games finish where they are.
+    rules_version: ClassVar[int] = 1
     plugins: ClassVar[tuple[Plugin, ...]]
     # The forms a player's join data may take (games/engine/joins.py); none:
     # the game takes no join data.
