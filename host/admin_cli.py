@@ -10,6 +10,7 @@ told to the players concerned."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 import time
@@ -22,6 +23,7 @@ from tablehost.host.admin_auth import DEFAULT_TOKEN_FILE
 DEFAULT_ADMIN_TARGET = "127.0.0.1:50052"
 TOKEN_VARIABLE = "TABLEHOST_ADMIN_TOKEN"
 SECRET_VARIABLE = "TABLEHOST_ADMIN_SECRET"
+DRAIN_POLL_S = 0.5
 
 
 def add_admin_target_arguments(parser: argparse.ArgumentParser,
@@ -56,6 +58,12 @@ def add_admin_commands(commands: Any, add_tls_ca_argument: Callable[[argparse.Ar
                        ("cancel", "end a tournament now; its open tables close")):
         action = actions.add_parser(name, help=what)
         action.add_argument("tournament_id")
+    drain = actions.add_parser("drain", help="take rooms out of service and wait until they have stopped")
+    which = drain.add_mutually_exclusive_group(required=True)
+    which.add_argument("--room", action="append", dest="rooms", metavar="ROOM_ID",
+                       help="a room to drain (repeat for several; `tablehost status` lists them)")
+    which.add_argument("--node", metavar="NODE_ID", help="drain every room on this Ray node")
+    drain.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the rooms to stop")
     remove_player = actions.add_parser("remove-player", help="withdraw a player from a tournament and its table")
     remove_player.add_argument("tournament_id")
     remove_player.add_argument("player")
@@ -104,6 +112,8 @@ async def run_admin_action(args: argparse.Namespace, tls_root_cert: bytes | None
     metadata = admin_metadata(admin_token_for_cli(args.token_file))
     async with open_channel(args.target, tls_root_cert) as channel:
         stub = admin_pb2_grpc.AdminStub(channel)
+        if args.action == "drain":
+            return await _drain(stub, pb, args, metadata)
         if args.action == "tables":
             listing = await stub.ListTables(pb.ListTablesRequest(game=args.game, limit=max(args.limit, 0)),
                                             metadata=metadata, timeout=30)
@@ -113,6 +123,28 @@ async def run_admin_action(args: argparse.Namespace, tls_root_cert: bytes | None
         done = await call(request, metadata=metadata, timeout=30)
         print(done.summary)
         return 0
+
+
+async def _drain(stub: Any, pb: Any, args: argparse.Namespace, metadata: tuple[tuple[str, str], ...]) -> int:
+    """Drain, then follow Status until every room drained has stopped: 0 once
+    they have, 1 if some had not within the timeout."""
+    started = await stub.Drain(pb.DrainRequest(room_ids=args.rooms or [], node_id=args.node or "", reason=args.reason),
+                               metadata=metadata, timeout=30)
+    how = "moving to other rooms" if started.tables_move else "playing to their end (the host has no store)"
+    print(f"draining {', '.join(started.room_ids)}: {started.tables} tables {how}")
+    deadline = time.monotonic() + args.timeout
+    while True:
+        status = await stub.Status(pb.StatusRequest(), metadata=metadata, timeout=30)
+        listed = {room.room_id: room.tables for node in status.nodes for room in node.rooms}
+        left = {room_id: listed[room_id] for room_id in started.room_ids if room_id in listed}
+        if not left:
+            print(f"drained and stopped: {', '.join(started.room_ids)}")
+            return 0
+        if time.monotonic() >= deadline:
+            print(f"tablehost admin drain: still draining after {args.timeout:g} s: {', '.join(sorted(left))}",
+                  file=sys.stderr)
+            return 1
+        await asyncio.sleep(DRAIN_POLL_S)
 
 
 def _action_request(args: argparse.Namespace, stub: Any, pb: Any) -> tuple[Any, Any]:

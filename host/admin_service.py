@@ -7,6 +7,7 @@ log with who asked, what, why and how it ended."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -151,6 +152,24 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             context, "remove_player", {"tournament_id": request.tournament_id, "player": player, "reason": reason},
             self._tournaments.administer(context, request.tournament_id, "remove_player", player, reason))
 
+    async def Drain(self, request: pb.DrainRequest, context: aio.ServicerContext) -> pb.DrainStarted:
+        room_ids = list(request.room_ids)
+        node_id, reason = await _checked(context, lambda: (check_text("node_id", request.node_id, MAX_TABLE_ID),
+                                                          _reason(request.reason)))
+        if len(room_ids) > MAX_LISTED or any(len(room_id) > MAX_TABLE_ID for room_id in room_ids):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"at most {MAX_LISTED} room ids of at most {MAX_TABLE_ID} characters")
+        started = await self._act(context, "drain", {"room_ids": room_ids, "node_id": node_id, "reason": reason},
+                                  self._drain(context, room_ids, node_id))
+        return pb.DrainStarted(room_ids=started["rooms"], tables=started["tables"],
+                               tables_move=started["tables_move"])
+
+    async def _drain(self, context: aio.ServicerContext, room_ids: list[str], node_id: str) -> dict[str, Any]:
+        answer = await self._lobby_call(context, self._lobby.drain.remote(room_ids, node_id))
+        if "error" in answer:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, answer["error"])
+        return dict(answer)
+
     async def _tournament_action(self, context: aio.ServicerContext, method: str,
                                  request: pb.TournamentActionRequest, *args: Any) -> pb.AdminDone:
         reason = await _checked(context, lambda: _reason(request.reason))
@@ -159,19 +178,21 @@ class AdminService(admin_pb2_grpc.AdminServicer):
                                self._tournaments.administer(context, request.tournament_id, method, *args))
 
     async def _act(self, context: aio.ServicerContext, action: str, fields: dict[str, Any],
-                   doing: Awaitable[str]) -> pb.AdminDone:
-        """Carry out one action and write its audit line, done or refused."""
+                   doing: Awaitable[Any]) -> Any:
+        """Carry out one action and write its audit line, done or refused; a
+        summary line is answered as AdminDone, anything else as it is."""
         admin = CLIENT.get().removeprefix(ADMIN_PREFIX)
         try:
-            summary = await doing
+            outcome = await doing
         except BaseException:
             # context.abort raises; its status is the refusal the caller gets.
             code = context.code()
             audit(action, admin=admin, peer=context.peer(), outcome="refused", status=getattr(code, "name", str(code)),
                   why=str(context.details() or ""), **fields)
             raise
+        summary = outcome if isinstance(outcome, str) else json.dumps(outcome, sort_keys=True)
         audit(action, admin=admin, peer=context.peer(), outcome="done", summary=summary, **fields)
-        return pb.AdminDone(summary=summary)
+        return pb.AdminDone(summary=outcome) if isinstance(outcome, str) else outcome
 
     async def _lobby_call(self, context: aio.ServicerContext, awaitable: Any) -> Any:
         try:

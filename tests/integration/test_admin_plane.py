@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import grpc
 import pytest
 from conftest import ADMIN_SECRET, admin_call_metadata, player_token, run
-from support import close_all, kill, room_of, rooms_by_id, seat_table, wait_for_quiet_lobby, wait_until
+from conftest import admin_token as admin_token_of_tests
+from support import (close_all, kill, play_randomly, room_of, rooms_by_id, seat_table, wait_for_quiet_lobby,
+                     wait_until)
 from test_tournaments import DECK, register, token  # noqa: F401 (token: the module's organiser fixture)
 
 from tablehost.clients.sdk import Assignment, ClosedByAdministrator, LobbyClient, TableSession
@@ -245,3 +250,39 @@ def test_a_removed_seat_stays_removed_when_its_table_resumes_in_another_room(hos
     back, others = run(scenario())
     assert "PERMISSION_DENIED" in back and "cheating" in back
     assert others == [None, None, None]
+
+
+def test_an_operator_drains_a_room_through_the_admin_plane_and_its_table_plays_on_elsewhere(host) -> None:
+    """`tablehost admin drain`: the room's table moves mid-game, the command
+    follows the status until the room has stopped; an unknown room is
+    refused in one line and changes nothing."""
+    environment = {**os.environ, "TABLEHOST_ADMIN_TOKEN": admin_token_of_tests()}
+    command = [sys.executable, "-m", "tablehost.host.cli", "admin", "drain", "--target", host.admin_target]
+
+    async def scenario():
+        await wait_for_quiet_lobby(host)
+        lobbies, sessions = await seat_table(host.target)
+        table_id = sessions[0].table_id
+        room_id = room_of(host, table_id)
+        try:
+            # The table moves while its game is on; its players then play it to the end where it went.
+            drained = await asyncio.to_thread(subprocess.run, [*command, "--room", room_id, "--reason", "kernel patch"],
+                                              capture_output=True, text=True, timeout=120, env=environment)
+            await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
+            return room_id, table_id, drained, sessions
+        finally:
+            await close_all(lobbies, sessions)
+
+    room_id, table_id, drained, sessions = run(scenario())
+    assert drained.returncode == 0, drained.stderr
+    assert drained.stdout.startswith(f"draining {room_id}: 1 tables moving to other rooms")
+    assert drained.stdout.strip().endswith(f"drained and stopped: {room_id}")
+    assert room_id not in rooms_by_id(host) and room_of(host, table_id) != room_id
+    assert all(s.result is not None and s.desyncs == 0 and s.reconnects >= 1 for s in sessions)
+    [line] = [line for line in audit_lines(host) if line["action"] == "drain" and line["room_ids"] == [room_id]]
+    assert line["outcome"] == "done" and line["reason"] == "kernel patch"
+    refused = subprocess.run([*command, "--room", "room-9999", "--reason", "typo"], capture_output=True, text=True,
+                             timeout=60, env=environment)
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("tablehost admin drain: INVALID_ARGUMENT: no room 'room-9999'")
+    assert "draining" not in {room["state"] for room in rooms_by_id(host).values()}

@@ -168,6 +168,26 @@ class RemovePlayerRequest(_message.Message):
     reason: str
     def __init__(self, tournament_id: _Optional[str] = ..., player: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
+class DrainRequest(_message.Message):
+    __slots__ = ("room_ids", "node_id", "reason")
+    ROOM_IDS_FIELD_NUMBER: _ClassVar[int]
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    room_ids: _containers.RepeatedScalarFieldContainer[str]
+    node_id: str
+    reason: str
+    def __init__(self, room_ids: _Optional[_Iterable[str]] = ..., node_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class DrainStarted(_message.Message):
+    __slots__ = ("room_ids", "tables", "tables_move")
+    ROOM_IDS_FIELD_NUMBER: _ClassVar[int]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    TABLES_MOVE_FIELD_NUMBER: _ClassVar[int]
+    room_ids: _containers.RepeatedScalarFieldContainer[str]
+    tables: int
+    tables_move: bool
+    def __init__(self, room_ids: _Optional[_Iterable[str]] = ..., tables: _Optional[int] = ..., tables_move: _Optional[bool] = ...) -> None: ...
+
 class AdminDone(_message.Message):
     __slots__ = ("summary",)
     SUMMARY_FIELD_NUMBER: _ClassVar[int]

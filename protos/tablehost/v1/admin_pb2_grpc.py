@@ -79,6 +79,11 @@ class AdminStub:
                 request_serializer=tablehost_dot_v1_dot_admin__pb2.RemovePlayerRequest.SerializeToString,
                 response_deserializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
                 _registered_method=True)
+        self.Drain = channel.unary_unary(
+                '/tablehost.v1.Admin/Drain',
+                request_serializer=tablehost_dot_v1_dot_admin__pb2.DrainRequest.SerializeToString,
+                response_deserializer=tablehost_dot_v1_dot_admin__pb2.DrainStarted.FromString,
+                _registered_method=True)
 
 
 class AdminServicer:
@@ -154,6 +159,16 @@ class AdminServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Drain(self, request, context):
+        """Take rooms out of service (the rooms named, or every room on a Ray node):
+        no new table goes to them, replacements start, their tables move to
+        other rooms (with a store) or play to their end; each stops once empty.
+        Answers at once; Status shows them until they have stopped.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -201,6 +216,11 @@ def add_AdminServicer_to_server(servicer, server):
                     servicer.RemovePlayer,
                     request_deserializer=tablehost_dot_v1_dot_admin__pb2.RemovePlayerRequest.FromString,
                     response_serializer=tablehost_dot_v1_dot_admin__pb2.AdminDone.SerializeToString,
+            ),
+            'Drain': grpc.unary_unary_rpc_method_handler(
+                    servicer.Drain,
+                    request_deserializer=tablehost_dot_v1_dot_admin__pb2.DrainRequest.FromString,
+                    response_serializer=tablehost_dot_v1_dot_admin__pb2.DrainStarted.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -446,6 +466,33 @@ class Admin:
             '/tablehost.v1.Admin/RemovePlayer',
             tablehost_dot_v1_dot_admin__pb2.RemovePlayerRequest.SerializeToString,
             tablehost_dot_v1_dot_admin__pb2.AdminDone.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Drain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablehost.v1.Admin/Drain',
+            tablehost_dot_v1_dot_admin__pb2.DrainRequest.SerializeToString,
+            tablehost_dot_v1_dot_admin__pb2.DrainStarted.FromString,
             options,
             channel_credentials,
             insecure,
