@@ -488,6 +488,10 @@ class LobbyActor:
             "tournament_rounds_overdue": len(self.round_watch.overdue(time.time())),
         }
 
+    async def tournament_rounds(self) -> list[dict[str, Any]]:
+        """The tournaments with a round in play: id, round, deadline, whether overdue."""
+        return self.round_watch.in_play(time.time())
+
     async def tournament_round(self, tournament_id: str, number: int, deadline_s: float) -> None:
         """A tournament's round started with this deadline (epoch seconds);
         number 0: it has no round in play (actors/round_watch.py)."""

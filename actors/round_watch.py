@@ -34,7 +34,11 @@ class RoundWatch:
     def ended(self, tournament_id: str) -> None:
         self._rounds.pop(tournament_id, None)
 
+    def in_play(self, now_s: float) -> list[dict[str, object]]:
+        return [{"tournament_id": tournament_id, "round": round_in_play.number, "deadline_s": round_in_play.deadline_s,
+                 "overdue": now_s > round_in_play.deadline_s + self.grace_s}
+                for tournament_id, round_in_play in sorted(self._rounds.items())]
+
     def overdue(self, now_s: float) -> list[str]:
         """The tournaments whose round is open past its deadline and the grace."""
-        return sorted(tournament_id for tournament_id, round_in_play in self._rounds.items()
-                      if now_s > round_in_play.deadline_s + self.grace_s)
+        return [str(entry["tournament_id"]) for entry in self.in_play(now_s) if entry["overdue"]]

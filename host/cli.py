@@ -35,6 +35,8 @@ async def _serve(config: HostConfig) -> None:
     if host.metrics is not None:
         print(f"metrics on http://{host.metrics.address}/metrics (rooms: /targets)", flush=True)
     print(f"admin on {host.admin_target}", flush=True)
+    if host.console is not None:
+        print(f"console on http://{host.console.address}/", flush=True)
     if host.admin_token_file is not None:
         print(f"no TABLEHOST_ADMIN_SECRET: this run's admin token is in {host.admin_token_file}", flush=True)
     stop = asyncio.Event()

@@ -172,6 +172,9 @@ class HostConfig:
     audit_file: str = ""
     # How old the admin status snapshot may be before a Status call refreshes it.
     status_interval_s: float = 1.0
+    # The admin console's HTTP port on admin_host (host/console.py); 0: any
+    # free one; None: no console.
+    console_port: int | None = None
 
     def __post_init__(self) -> None:
         if len(self.token_secret) < MIN_TOKEN_SECRET_BYTES:
@@ -198,6 +201,8 @@ class HostConfig:
                              f"{MIN_TOKEN_SECRET_BYTES} are required")
         if not 0 <= self.admin_port <= 65535 or self.status_interval_s <= 0:
             raise ValueError("the admin port is 0-65535 and the status interval positive")
+        if self.console_port is not None and not 0 <= self.console_port <= 65535:
+            raise ValueError(f"the console port must be 0-65535, got {self.console_port}")
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser, *, serving: bool = True) -> None:
@@ -285,6 +290,10 @@ class HostConfig:
                                                  "and writes an admin token here, readable by its user only")
         parser.add_argument("--audit-file", default=_env("AUDIT_FILE", ""), metavar="FILE",
                             help="also write every admin action here, a JSON object a line (rotated at 16 MiB)")
+        parser.add_argument("--console-port", type=int,
+                            default=int(_env("CONSOLE_PORT")) if _env("CONSOLE_PORT") else (50053 if serving else None),
+                            metavar="PORT", help="serve the admin console (a web page) on this port of --admin-host; "
+                                                 "0: any free port" + ("" if serving else "; default: none"))
         parser.add_argument("--status-interval", type=float, default=float(_env("STATUS_INTERVAL_S", "1")),
                             metavar="S", help="how old the admin status may be before it is read from the lobby again")
 
@@ -327,6 +336,8 @@ class HostConfig:
                              "number of seconds")
         if not 0 <= args.admin_port <= 65535 or args.status_interval <= 0:
             raise SystemExit("--admin-port takes a port 0-65535, --status-interval a positive number of seconds")
+        if args.console_port is not None and not 0 <= args.console_port <= 65535:
+            raise SystemExit(f"--console-port takes a port 0-65535, got {args.console_port}")
         admin_secret_text = _env("ADMIN_SECRET")
         if admin_secret_text and len(admin_secret_text.encode()) < MIN_TOKEN_SECRET_BYTES:
             raise SystemExit(f"TABLEHOST_ADMIN_SECRET is {len(admin_secret_text.encode())} bytes; it must be at least "
@@ -340,6 +351,7 @@ class HostConfig:
             admin_token_file="" if admin_secret_text else args.admin_token_file,
             audit_file=args.audit_file,
             status_interval_s=args.status_interval,
+            console_port=args.console_port,
             ray_address=args.address,
             room_host=args.room_host,
             advertise_host=args.advertise_host,

@@ -25,6 +25,7 @@ from tablehost.host.admin_auth import AdminGuard, admin_token, write_audit_file,
 from tablehost.host.admin_service import AdminService
 from tablehost.host.call_guard import FrontDoorGuard
 from tablehost.host.config import HostConfig
+from tablehost.host.console import Console
 from tablehost.host.door_metrics import DoorMetrics
 from tablehost.host.identity import Identities, allowance_for, load_verifier
 from tablehost.host.lobby_service import LobbyService
@@ -163,6 +164,7 @@ class Host:
         # Where this run's admin token was written (no secret was configured).
         self.admin_token_file: Path | None = None
         self._audit_handler: logging.Handler | None = None
+        self.console: Console | None = None
         self._health = health.aio.HealthServicer()
 
     @property
@@ -199,14 +201,15 @@ class Host:
             raise SystemExit(f"cannot bind {self.config.host}:{self.config.port}")
         await server.start()
         self.server = server
-        await self._start_admin(AdminService(self.lobby, self.waiting, tournaments, self.config.status_interval_s))
+        await self._start_admin(AdminService(self.lobby, self.waiting, tournaments, self.config.status_interval_s),
+                                tournaments)
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
         await self._health.set(LOBBY_SERVICE, health_pb2.HealthCheckResponse.SERVING)
         if self.config.metrics_port is not None:
             self.metrics = DoorMetrics(self.lobby, self.waiting, self.config.host, self.config.metrics_port)
             await self.metrics.start()
 
-    async def _start_admin(self, service: AdminService) -> None:
+    async def _start_admin(self, service: AdminService, tournaments: TournamentService) -> None:
         """The admin listener: Admin, health and reflection (which describes
         every service, Table's too: rooms serve none), each call with an
         admin token. Without a configured secret, this run's is made up and
@@ -218,8 +221,8 @@ class Host:
             self.admin_token_file = Path(config.admin_token_file).expanduser()
             write_token_file(self.admin_token_file, admin_token(config.admin_secret, "local", 2**53))
         server = aio.server(options=server_options(MAX_REQUEST_BYTES, FRONT_DOOR_PENDING_CALLS))
-        add_unary_service(server, admin_pb2.DESCRIPTOR.services_by_name["Admin"], service,
-                          AdminGuard(config.admin_secret, _clock_ms, config.request_timeout_s))
+        guard = AdminGuard(config.admin_secret, _clock_ms, config.request_timeout_s)
+        add_unary_service(server, admin_pb2.DESCRIPTOR.services_by_name["Admin"], service, guard)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection(
             (LOBBY_SERVICE, ADMIN_SERVICE, TOURNAMENT_SERVICE, TABLE_SERVICE, health.SERVICE_NAME,
@@ -231,6 +234,10 @@ class Host:
             raise SystemExit(f"cannot bind the admin listener at {config.admin_host}:{config.admin_port}")
         await server.start()
         self.admin_server = server
+        if config.console_port is not None:
+            self.console = Console(service, tournaments, guard, self.lobby, config.admin_host, config.console_port,
+                                   tls_root_cert=config.tls_cert_pem or None)
+            await self.console.start()
 
     async def _lobby_reachable(self, reachable: bool) -> None:
         """Health follows the lobby: while it is away (Ray restarts it) this
@@ -255,6 +262,9 @@ class Host:
         if self.server is not None:
             await self.server.stop(grace_s)
             self.server = None
+        if self.console is not None:
+            await self.console.stop()
+            self.console = None
         if self.admin_server is not None:
             await self.admin_server.stop(grace_s)
             self.admin_server = None

@@ -4,12 +4,15 @@
 # start their own servers, the package's service is not started), and
 # promtool and amtool (the alert rules' and Alertmanager's checks: packages
 # prometheus and prometheus-alertmanager, without their recommends; their
-# services are not started either).
+# services are not started either), and Chromium with its chromedriver (the
+# admin console's browser test drives them; nothing downloads a browser).
 set -euo pipefail
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 command -v amtool >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 if [ "${#missing[@]}" -eq 0 ]; then
     exit 0
 fi
@@ -18,4 +21,4 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 install() { $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
 install || { $SUDO apt-get update -q >/dev/null && install; }
-command -v redis-server >/dev/null && command -v promtool >/dev/null && command -v amtool >/dev/null
+for tool in redis-server promtool amtool chromium chromedriver; do command -v "$tool" >/dev/null; done

@@ -20,10 +20,11 @@ from redis_server import RedisServer
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 # Every host a test starts (a `tablehost serve` in a subprocess too) takes any
-# free admin port and signs admin tokens with the tests' secret: none writes
+# free admin (and console) port and signs admin tokens with the tests' secret: none writes
 # a token file in the home folder, and none fights another for a port.
 TESTS_ADMIN_SECRET = "integration-tests-admin-secret-of-the-host"
 os.environ.setdefault("TABLEHOST_ADMIN_PORT", "0")
+os.environ.setdefault("TABLEHOST_CONSOLE_PORT", "0")
 os.environ.setdefault("TABLEHOST_ADMIN_SECRET", TESTS_ADMIN_SECRET)
 settings.register_profile("deterministic", derandomize=True, database=None)
 settings.load_profile("deterministic")

@@ -496,14 +496,16 @@ def test_the_kuberay_ports_agree_with_the_flags(monkeypatch: pytest.MonkeyPatch)
     config = the_cluster_config(monkeypatch)
     objects = kuberay_objects()
     ports = {port["name"]: port["containerPort"] for port in front_door_container(objects[("Deployment", "front-door")])["ports"]}
-    assert ports == {"grpc": config.port, "metrics": config.metrics_port, "admin": config.admin_port}
+    assert ports == {"grpc": config.port, "metrics": config.metrics_port, "admin": config.admin_port,
+                     "console": config.console_port}
     lobby, metrics_service = objects[("Service", "tablehost-lobby")], objects[("Service", "front-door")]
     assert lobby["spec"]["type"] == "LoadBalancer"
     assert [(p["port"], p["targetPort"]) for p in lobby["spec"]["ports"]] == [(config.port, "grpc")]
     # The admin plane never behind the players' load balancer: a Service inside the cluster.
     admin = objects[("Service", "tablehost-admin")]
     assert admin["spec"]["type"] == "ClusterIP" and config.admin_host == "0.0.0.0"
-    assert [(p["port"], p["targetPort"]) for p in admin["spec"]["ports"]] == [(config.admin_port, "admin")]
+    assert [(p["port"], p["targetPort"]) for p in admin["spec"]["ports"]] == [(config.admin_port, "admin"),
+                                                                               (config.console_port, "console")]
     assert metrics_service["spec"]["type"] == "ClusterIP"
     assert [(p["port"], p["targetPort"]) for p in metrics_service["spec"]["ports"]] == [(config.metrics_port, "metrics")]
     [rooms] = the_one(objects, "RayCluster")["spec"]["workerGroupSpecs"]
@@ -993,7 +995,8 @@ def test_the_dockerfile_exposes_the_ports_the_deployments_use(monkeypatch: pytes
     config = the_cluster_config(monkeypatch)
     [exposed] = [argument.split() for instruction, argument in dockerfile_instructions() if instruction == "EXPOSE"]
     ports = {port for entry in exposed for port in port_range(entry)}
-    assert ports == {config.port, config.admin_port, config.metrics_port, *range(config.room_port_min, config.room_port_max + 1)}
+    assert ports == {config.port, config.admin_port, config.console_port, config.metrics_port,
+                     *range(config.room_port_min, config.room_port_max + 1)}
 
 
 # -- the documentation ----------------------------------------------------------------------------
