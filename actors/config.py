@@ -101,6 +101,10 @@ class LobbyConfig:
     # An empty room beyond the per-CPU rooms and the free-slot reserve is
     # released after this long.
     idle_release_s: float = 300.0
+    # Rooms follow demand (actors/placement.py): each asks Ray for one unit
+    # of the room resource its nodes declare, so Ray's autoscaler adds room
+    # nodes for tables waiting and removes the nodes whose rooms were released.
+    rooms_follow_demand: bool = False
     # A finished table's record (for lookups and the operator) is kept this long.
     table_retention_s: float = 600.0
     token_ttl_s: float = 3600.0

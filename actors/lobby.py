@@ -38,7 +38,7 @@ from tablehost.actors.config import LobbyConfig
 from tablehost.actors.log_format import configure_logging
 from tablehost.actors.matchmaking import Entrant, Gathering, GatheringKey, Group, LobbyRefused, Matchmaker, Refusal
 from tablehost.actors.process_tuning import tune_garbage_collection
-from tablehost.actors.placement import Placement, Room, RoomState, room_number
+from tablehost.actors.placement import ANY_NODE, ROOM_RESOURCE, Placement, Room, RoomState, room_number
 from tablehost.actors.room import RoomActor, room_actor_name
 from tablehost.actors.store import StoreError, open_store
 from tablehost.actors.round_watch import RoundWatch
@@ -146,7 +146,8 @@ class LobbyActor:
         self.rng = Random(self.seed)
         self.matchmaker = Matchmaker()
         self.client_limits = ClientLimits()
-        self.placement = Placement(config.room.tables_per_room, config.rooms_per_cpu, config.free_slots)
+        self.placement = Placement(config.room.tables_per_room, config.rooms_per_cpu, config.free_slots,
+                                   follow_demand=config.rooms_follow_demand)
         self.directory = TableDirectory(config.table_retention_s)
         self.doors: dict[str, DoorMailbox] = {}
         self._awaiting_room: deque[PendingTable] = deque()
@@ -201,11 +202,12 @@ class LobbyActor:
 
     async def ready(self, timeout_s: float = 120.0) -> dict[str, Any]:
         """Start the rooms every node's CPUs call for and wait until they
-        serve (or `timeout_s`); idempotent."""
+        serve (or `timeout_s`); idempotent. Rooms that follow demand may wait
+        for the autoscaler's node: nobody waits for them here."""
         self._refresh_nodes(force=True)
         self._start_rooms_wanted()
         deadline = time.monotonic() + timeout_s
-        while self.placement.starting and time.monotonic() < deadline:
+        while self.placement.starting and not self.placement.follow_demand and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         return await self.status()
 
@@ -876,7 +878,8 @@ class LobbyActor:
     def _start_rooms_wanted(self) -> None:
         if self._stopping:
             return
-        for node_id in self.placement.rooms_to_start(excluded=self._nodes_without_new_rooms()):
+        for node_id in self.placement.rooms_to_start(excluded=self._nodes_without_new_rooms(),
+                                                     tables_waiting=len(self._awaiting_room) + len(self._awaiting_resume)):
             self._room_counter += 1
             room_id = f"room-{self._room_counter}"
             self.placement.add_starting(room_id, node_id)
@@ -890,9 +893,15 @@ class LobbyActor:
         handle = None
         try:
             try:
-                handle = RoomActor.options(
-                    scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False), **named
-                ).remote(room_id, self.config.room, lobby)
+                if node_id == ANY_NODE:
+                    # Wherever a room node has a free room slot; while none
+                    # has, the room waits, and Ray's autoscaler adds a node.
+                    handle = RoomActor.options(resources={ROOM_RESOURCE: 1}, **named).remote(
+                        room_id, self.config.room, lobby)
+                else:
+                    handle = RoomActor.options(
+                        scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False), **named
+                    ).remote(room_id, self.config.room, lobby)
                 started = await handle.start.remote()
             except (ray.exceptions.ActorUnschedulableError, ray.exceptions.RayActorError) as error:
                 # The node went away between choosing it and placing the room.

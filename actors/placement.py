@@ -51,13 +51,28 @@ class Room:
         return self.capacity - len(self.tables)
 
 
+# The custom Ray resource a room node declares (one unit per room it may
+# hold) and every room asks for when rooms follow demand: a room Ray cannot
+# place is the demand Ray's autoscaler adds a room node for.
+ROOM_RESOURCE = "tablehost_room"
+# Where a room is planned when Ray, not the lobby, chooses its node.
+ANY_NODE = ""
+
+
 class Placement:
-    def __init__(self, tables_per_room: int, rooms_per_cpu: float, free_slots: int) -> None:
+    def __init__(self, tables_per_room: int, rooms_per_cpu: float, free_slots: int,
+                 follow_demand: bool = False) -> None:
+        """`follow_demand`: rooms start only for the tables waiting and the
+        free-slot reserve, on whatever room node Ray finds or its autoscaler
+        adds (planned at ANY_NODE), and every idle room beyond the reserve is
+        released, the last one too, so an idle node can be removed. Without
+        it, each node keeps about a room per CPU."""
         if tables_per_room < 1:
             raise ValueError(f"a room holds at least one table, not {tables_per_room}")
         self.tables_per_room = tables_per_room
         self.rooms_per_cpu = rooms_per_cpu
         self.free_slots = free_slots
+        self.follow_demand = follow_demand
         self.nodes: dict[str, float] = {}  # live node id -> CPUs
         self.rooms: dict[str, Room] = {}
 
@@ -67,7 +82,10 @@ class Placement:
         self.nodes = dict(cpus_by_node)
 
     def rooms_for_node(self, node_id: str) -> int:
-        """How many rooms a node should keep: about one per CPU."""
+        """How many rooms a node should keep: about one per CPU (none when
+        rooms follow demand)."""
+        if self.follow_demand:
+            return 0
         return math.ceil(self.nodes.get(node_id, 0) * self.rooms_per_cpu)
 
     def _live_rooms(self) -> list[Room]:
@@ -104,11 +122,17 @@ class Placement:
         """A room that died, failed to start or was released."""
         return self.rooms.pop(room_id, None)
 
-    def rooms_to_start(self, excluded: Collection[str] = frozenset()) -> list[str]:
+    def rooms_to_start(self, excluded: Collection[str] = frozenset(), tables_waiting: int = 0) -> list[str]:
         """Nodes to start rooms on now (one entry per room), counting rooms
         already starting: first nodes short of their per-CPU rooms, then as
         many as the free-slot reserve needs, each on the least-roomed node.
-        `excluded` nodes get none (a room failed to start there lately)."""
+        `excluded` nodes get none (a room failed to start there lately).
+        When rooms follow demand: as many rooms at ANY_NODE as the tables
+        waiting for a room and the reserve need."""
+        if self.follow_demand:
+            free = sum(room.free for room in self._live_rooms())
+            wanted = max(0, tables_waiting + self.free_slots - free)
+            return [ANY_NODE] * math.ceil(wanted / self.tables_per_room)
         nodes = {node: cpus for node, cpus in self.nodes.items() if node not in excluded}
         if not nodes:
             return []
@@ -147,7 +171,7 @@ class Placement:
         for room in sorted(live, key=lambda r: r.idle_since):
             if room.state is not RoomState.READY or room.tables or now - room.idle_since < idle_s:
                 continue
-            if len(live) - len(released) <= 1:
+            if len(live) - len(released) <= 1 and not self.follow_demand:
                 continue  # rooms_to_start keeps one room, CPUs or not: the last would only start again
             if per_node[room.node_id] <= self.rooms_for_node(room.node_id):
                 continue

@@ -172,6 +172,9 @@ class HostConfig:
     audit_file: str = ""
     # How old the admin status snapshot may be before a Status call refreshes it.
     status_interval_s: float = 1.0
+    # Rooms follow demand (actors/placement.py): room nodes declare the
+    # tablehost_room resource and Ray's autoscaler sizes them.
+    rooms_follow_demand: bool = False
     # The admin console's HTTP port on admin_host (host/console.py); 0: any
     # free one; None: no console.
     console_port: int | None = None
@@ -223,6 +226,11 @@ class HostConfig:
                             help="tables one room process holds (1: a process per table)")
         parser.add_argument("--rooms-per-cpu", type=float, default=float(_env("ROOMS_PER_CPU", "1")),
                             help="rooms kept per CPU of each node before tables are packed further")
+        parser.add_argument("--rooms-follow-demand", action="store_true",
+                            default=_env("ROOMS_FOLLOW_DEMAND", "") in ("1", "true", "yes"),
+                            help="start rooms only for tables waiting and the free-slot reserve, each asking Ray for "
+                                 "one unit of the tablehost_room resource room nodes declare, so Ray's autoscaler "
+                                 "adds and removes room nodes; idle rooms are released, the last one too")
         parser.add_argument("--free-slots", type=int, default=int(_env("FREE_SLOTS")) if _env("FREE_SLOTS") else None,
                             help="free table slots kept ready in started rooms (default: a quarter of a room)")
         parser.add_argument("--idle-release", type=float, default=float(_env("IDLE_RELEASE_S", "300")),
@@ -352,6 +360,7 @@ class HostConfig:
             audit_file=args.audit_file,
             status_interval_s=args.status_interval,
             console_port=args.console_port,
+            rooms_follow_demand=args.rooms_follow_demand,
             ray_address=args.address,
             room_host=args.room_host,
             advertise_host=args.advertise_host,
@@ -423,6 +432,7 @@ class HostConfig:
             rooms_per_cpu=self.rooms_per_cpu,
             free_slots=default_free_slots(self.tables_per_room) if self.free_slots is None else self.free_slots,
             idle_release_s=self.idle_release_s,
+            rooms_follow_demand=self.rooms_follow_demand,
             table_retention_s=self.table_retention_s,
             game_options={game: {"turn_timeout_ms": ms} for game, ms in self.turn_timeouts_ms.items()},
         )

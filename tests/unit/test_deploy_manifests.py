@@ -38,6 +38,7 @@ from prometheus_client import ProcessCollector
 from ray.scripts.scripts import start as ray_start
 
 from tablehost.actors import metrics
+from tablehost.actors.placement import ROOM_RESOURCE
 from tablehost.actors.room import ROOM_GAUGES
 from tablehost.host.config import HostConfig
 from tablehost.host.door_metrics import DOOR_GAUGES
@@ -901,12 +902,37 @@ def test_the_cluster_launcher_config_is_valid_and_opens_only_the_players_ports(
     opened = {port for rule in config["provider"]["security_group"]["IpPermissions"]
               for port in range(rule["FromPort"], rule["ToPort"] + 1)}
     assert opened == {host.port, *range(host.room_port_min, host.room_port_max + 1)}
-    # Ray's autoscaler sees rooms (which ask for no CPUs) as idle: room nodes are a fixed number.
+    # Room nodes follow demand: rooms ask for the tablehost_room slots the room node type declares.
+    assert host.rooms_follow_demand
     for name, node_type in config["available_node_types"].items():
         if name != config["head_node_type"]:
-            assert node_type["min_workers"] == node_type["max_workers"]
+            assert node_type["resources"][ROOM_RESOURCE] >= 1 and node_type["min_workers"] < node_type["max_workers"]
     assert config["max_workers"] == sum(node_type.get("max_workers", 0)
                                         for node_type in config["available_node_types"].values())
+
+
+def test_kubernetes_sizes_room_pods_and_front_doors_by_demand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """KubeRay's autoscaler adds room pods for rooms that ask for a room slot
+    (the pods declare them, the front doors follow demand), and front doors
+    follow their CPU."""
+    objects = kuberay_objects()
+    cluster = the_one(objects, "RayCluster")["spec"]
+    [rooms] = cluster["workerGroupSpecs"]
+    assert cluster["enableInTreeAutoscaling"] is True and rooms["minReplicas"] < rooms["maxReplicas"]
+    declared = json.loads(json.loads(rooms["rayStartParams"]["resources"]))
+    assert declared[ROOM_RESOURCE] >= 1
+    config = host_config(kuberay_front_door(objects[("Deployment", "front-door")], "deploy/kuberay front-door"),
+                         monkeypatch)
+    assert config.rooms_follow_demand
+    scaler = objects[("HorizontalPodAutoscaler", "front-door")]["spec"]
+    assert scaler["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "front-door"}
+    assert 1 <= scaler["minReplicas"] < scaler["maxReplicas"]
+    # On the players waiting: an external metric the adapter's rule makes from a gauge the doors serve.
+    [waiting] = [metric["external"] for metric in scaler["metrics"] if metric["type"] == "External"]
+    [rule] = yaml.safe_load((DEPLOY / "prometheus" / "prometheus-adapter.yaml").read_text())["externalRules"]
+    assert rule["name"]["as"] == waiting["metric"]["name"] == "tablehost_door_waiting"
+    assert "tablehost_door_waiting" in {name for name, _help, _labels in DOOR_GAUGES}
+    assert rule["metricsQuery"].startswith("sum(tablehost_door_waiting") and float(waiting["target"]["averageValue"]) > 0
 
 
 # -- the image ------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablehost.actors.placement import Placement, Room, RoomState
+from tablehost.actors.placement import ANY_NODE, Placement, Room, RoomState
 
 
 def ready(placement: Placement, room_id: str, node_id: str, *, tables: int = 0, idle_since: float = 0.0) -> Room:
@@ -506,3 +506,34 @@ def test_place_fills_a_least_loaded_ready_room_and_never_beyond_its_capacity(
         assert len(room.tables) - 1 == fewest
         placed.append((room.room_id, f"t{n}"))
         assert all(len(r.tables) <= r.capacity for r in placement.rooms.values())
+
+
+# -- rooms that follow demand (Ray's autoscaler sizes the room nodes) ------------------------
+
+
+def test_rooms_that_follow_demand_start_for_the_tables_waiting_and_the_reserve_only() -> None:
+    placement = Placement(tables_per_room=2, rooms_per_cpu=1.0, free_slots=0, follow_demand=True)
+    placement.set_nodes({"head": 4.0})  # CPUs do not call for rooms
+    assert placement.rooms_to_start() == []
+    assert placement.rooms_to_start(tables_waiting=3) == [ANY_NODE, ANY_NODE]
+    placement.add_starting("room-1", ANY_NODE)
+    assert placement.rooms_to_start(tables_waiting=3) == [ANY_NODE]  # a starting room's slots count
+    reserved = Placement(tables_per_room=2, rooms_per_cpu=1.0, free_slots=3, follow_demand=True)
+    assert reserved.rooms_to_start() == [ANY_NODE, ANY_NODE]
+
+
+def test_rooms_that_follow_demand_are_all_released_when_idle_so_their_nodes_can_go() -> None:
+    placement = Placement(tables_per_room=2, rooms_per_cpu=1.0, free_slots=0, follow_demand=True)
+    placement.set_nodes({"node-a": 1.0, "node-b": 1.0})
+    for index, node in enumerate(("node-a", "node-b"), 1):
+        placement.add_starting(f"room-{index}", ANY_NODE)
+        placement.mark_ready(f"room-{index}", object(), f"127.0.0.1:{index}", node, index, now=0.0)
+    placement.place("t-1")
+    assert [room.room_id for room in placement.rooms_to_release(now=100.0, idle_s=10.0)] == ["room-2"]
+    placement.unplace("room-1", "t-1", now=100.0)
+    assert {room.room_id for room in placement.rooms_to_release(now=200.0, idle_s=10.0)} == {"room-1", "room-2"}
+    kept_warm = Placement(tables_per_room=2, rooms_per_cpu=1.0, free_slots=1, follow_demand=True)
+    kept_warm.set_nodes({"node-a": 1.0})
+    kept_warm.add_starting("room-1", ANY_NODE)
+    kept_warm.mark_ready("room-1", object(), "127.0.0.1:1", "node-a", 1, now=0.0)
+    assert kept_warm.rooms_to_release(now=200.0, idle_s=10.0) == []  # the reserve stays
