@@ -8,6 +8,7 @@ where nothing listens. Refusals by a real host are in test_cli.py."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -17,6 +18,8 @@ import grpc
 import pytest
 from grpc import aio
 from test_cli import ROOT, TABLEHOST
+
+from grpc_health.v1 import health_pb2_grpc
 
 from tablehost.v1 import admin_pb2_grpc, lobby_pb2_grpc, tournament_pb2_grpc
 
@@ -51,6 +54,7 @@ def refusing_host() -> Iterator[str]:
         lobby_pb2_grpc.add_LobbyServicer_to_server(refusing(lobby_pb2_grpc.LobbyServicer), server)
         tournament_pb2_grpc.add_TournamentsServicer_to_server(refusing(tournament_pb2_grpc.TournamentsServicer), server)
         admin_pb2_grpc.add_AdminServicer_to_server(refusing(admin_pb2_grpc.AdminServicer), server)
+        health_pb2_grpc.add_HealthServicer_to_server(refusing(health_pb2_grpc.HealthServicer), server)
         port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
         return server, port
@@ -63,8 +67,9 @@ def refusing_host() -> Iterator[str]:
 
 
 def tablehost(*arguments: str) -> subprocess.CompletedProcess[str]:
+    # The admin commands send a token (this host refuses every call anyway).
     return subprocess.run([*TABLEHOST, *arguments], capture_output=True, text=True, timeout=120, cwd=ROOT,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, env={**os.environ, "TABLEHOST_ADMIN_TOKEN": "any-token"})
 
 
 COMMANDS = [
@@ -79,6 +84,10 @@ COMMANDS = [
     ("tournament export", ["tournament", "export", TOURNAMENT, "--format", "csv"]),
     ("tournament simulate", ["tournament", "simulate", "--players", "4", "--no-progress"]),
     ("loadtest", ["loadtest", "--tables", "1"]),
+    ("admin tables", ["admin", "tables"]),
+    ("admin close-table", ["admin", "close-table", "bigtwo-1", "--reason", "a test"]),
+    ("admin pause", ["admin", "pause", TOURNAMENT, "--reason", "a test"]),
+    ("admin drain", ["admin", "drain", "--room", "room-1", "--reason", "a test"]),
 ]
 
 
