@@ -28,8 +28,9 @@ def test_a_burst_of_tables_adds_room_nodes_and_they_go_once_idle(tmp_path: Path)
     assert done.returncode == 0, done.stderr[-4000:]
     report = json.loads(report_path.read_text())
     assert report["bots_exit"] == 0 and report["games_completed"] == 4, report["bots_stderr"]
-    # The head alone before; two room nodes added for four tables of two per room; the head alone after.
-    assert report["nodes_before"] == 1 and report["nodes_peak"] == 3 and report["nodes_after"] == 1
-    counts = [count for _, count in report["samples"]]
-    assert counts[0] == 1 and 1 in counts[counts.index(3):]  # up, then back down
+    # The head alone before (it has no room slot, so every room needed a node
+    # Ray's autoscaler added: one or two, as the games and the nodes' starts
+    # overlap, never more than its maximum of two); the head alone after.
+    assert report["nodes_before"] == 1 and 2 <= report["nodes_peak"] <= 3 and report["nodes_after"] == 1
+    assert report["samples"][0][1] == 1  # the front door and its lobby started no room: no demand yet
     assert report["processes"] > 3 and not report["beyond_loopback"]

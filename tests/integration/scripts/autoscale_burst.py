@@ -25,6 +25,11 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+# Ray's token authentication, with a token of this cluster's own, set before
+# ray is imported (it reads the mode then): the head, its nodes, the front
+# door and this driver share it.
+os.environ["RAY_AUTH_MODE"] = "token"
+os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2])]
 
 import psutil  # noqa: E402
@@ -42,21 +47,29 @@ IDLE_TIMEOUT_MINUTES = 0.25
 
 
 def autoscaling_config(gcs_address: str) -> dict[str, Any]:
-    """Ray's fake multi-node example, with a head that holds no room and a
-    room node type of one CPU and one room slot."""
-    example = Path(ray.__file__).parent / "autoscaler" / "_private" / "fake_multi_node" / "example.yaml"
-    config = yaml.safe_load(example.read_text())
-    config["provider"]["gcs_address"] = gcs_address
-    config["max_workers"] = ROOM_NODES_MAX
-    config["idle_timeout_minutes"] = IDLE_TIMEOUT_MINUTES
-    config["upscaling_speed"] = 10
-    config["available_node_types"] = {
-        "ray.head.default": {"resources": {"CPU": 1}, "node_config": {}, "max_workers": 0},
-        "room_node": {"resources": {"CPU": 1, ROOM_RESOURCE: 1}, "node_config": {}, "min_workers": 0,
-                      "max_workers": ROOM_NODES_MAX},
+    """An autoscaling config for Ray's fake multi-node provider (what Ray's
+    own example for it holds): a head that holds no room, and a room node
+    type of one CPU and one room slot."""
+    return {
+        "cluster_name": "tablehost-autoscaling",
+        "max_workers": ROOM_NODES_MAX,
+        "upscaling_speed": 10,
+        "idle_timeout_minutes": IDLE_TIMEOUT_MINUTES,
+        "provider": {"type": "fake_multinode", "use_node_id_as_ip": True, "disable_node_updaters": True,
+                     "disable_launch_config_check": True, "gcs_address": gcs_address},
+        "available_node_types": {
+            "ray.head.default": {"resources": {"CPU": 1}, "node_config": {}, "max_workers": 0},
+            "room_node": {"resources": {"CPU": 1, ROOM_RESOURCE: 1}, "node_config": {}, "min_workers": 0,
+                          "max_workers": ROOM_NODES_MAX},
+        },
+        "head_node_type": "ray.head.default",
+        "auth": {"ssh_user": "ubuntu"},
+        "docker": {},
+        "file_mounts": {}, "cluster_synced_files": [], "file_mounts_sync_continuously": False,
+        "rsync_exclude": [], "rsync_filter": [], "initialization_commands": [], "setup_commands": [],
+        "head_setup_commands": [], "worker_setup_commands": [], "head_start_ray_commands": [],
+        "worker_start_ray_commands": [],
     }
-    config["head_node_type"] = "ray.head.default"
-    return config
 
 
 class NodeCounts(threading.Thread):
@@ -66,14 +79,14 @@ class NodeCounts(threading.Thread):
         super().__init__(daemon=True)
         self.samples: list[tuple[float, int]] = []
         self.started_at = time.monotonic()
-        self._stop = threading.Event()
+        self._done = threading.Event()
 
     def run(self) -> None:
-        while not self._stop.wait(0.5):
+        while not self._done.wait(0.5):
             self.samples.append((round(time.monotonic() - self.started_at, 1), alive_nodes()))
 
     def stop(self) -> None:
-        self._stop.set()
+        self._done.set()
         self.join(5)
 
 
@@ -91,9 +104,7 @@ def main() -> int:
     temp_dir = tempfile.mkdtemp(prefix="tha-", dir="/tmp")
     config_path = Path(temp_dir) / "autoscaling.yaml"
     config_path.write_text(yaml.safe_dump(autoscaling_config(address)))
-    env = {**os.environ, **LOOPBACK_ENV, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),
-           "RAY_FAKE_CLUSTER": "1", "AUTOSCALER_UPDATE_INTERVAL_S": "1"}
-    os.environ.update({key: env[key] for key in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")})
+    env = {**os.environ, **LOOPBACK_ENV, "RAY_FAKE_CLUSTER": "1", "AUTOSCALER_UPDATE_INTERVAL_S": "1"}
     processes: list[subprocess.Popen[bytes]] = []
     log = open(Path(temp_dir) / "head.log", "wb")
     processes.append(subprocess.Popen(
@@ -102,7 +113,7 @@ def main() -> int:
          "--block", "--disable-usage-stats"], stdout=log, stderr=subprocess.STDOUT, env=env))
     report: dict[str, Any] = {}
     try:
-        ray.init(address=address, logging_level="ERROR")
+        ray.init(address=address, logging_level="ERROR", log_to_driver=False)
         wait_for(lambda: alive_nodes() == 1, 90, "the head alive")
         counts = NodeCounts()
         counts.start()
