@@ -119,9 +119,21 @@ class _AdminCalls:
     metadata: tuple[tuple[str, str], ...]
 
 
-async def _waiting(admin: _AdminCalls, game: str) -> int:
-    status = await admin.stub.Status(admin_pb2.StatusRequest(), metadata=admin.metadata, timeout=10)
-    return sum(queue.waiting for queue in status.queues if queue.game == game)
+async def _waiting(admin: _AdminCalls, game: str, since: float) -> int:
+    """Players waiting in the game's queue, from a status snapshot taken
+    after `since` (the loop's clock): the admin status is a snapshot up to
+    an interval old, and a count from before the last join or the last
+    table formed would be compared with the wrong one."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10
+    while True:
+        asked = loop.time()
+        status = await admin.stub.Status(admin_pb2.StatusRequest(), metadata=admin.metadata, timeout=10)
+        if asked - status.age_s >= since:
+            return sum(queue.waiting for queue in status.queues if queue.game == game)
+        if loop.time() > deadline:
+            raise TimeoutError("no status snapshot newer than the join came")
+        await asyncio.sleep(0.005)
 
 
 async def _sample_one(target: str, admin: _AdminCalls, sampling: GameSampling,
@@ -133,12 +145,14 @@ async def _sample_one(target: str, admin: _AdminCalls, sampling: GameSampling,
     sessions: list[TableSession] = []
     try:
         for position, lobby in enumerate(lobbies):
-            waiting_before = await _waiting(admin, sampling.game)
+            waiting_before = await _waiting(admin, sampling.game, since=asyncio.get_running_loop().time())
+            joined_at = asyncio.get_running_loop().time()
             calls.append(asyncio.create_task(lobby.join_queue(
                 sampling.game, names[position], join_data=joins[position][0], seats=sampling.seats,
                 ticket=f"fair-{sampling.game}-{seed}-{index}-{position}")))
             if position < sampling.seats - 1:  # the last one fills the table instead
-                await _until(lambda: _waiting(admin, sampling.game), lambda waiting: waiting > waiting_before)
+                await _until(lambda: _waiting(admin, sampling.game, since=joined_at),
+                             lambda waiting: waiting > waiting_before)
         assignments = await asyncio.gather(*calls)
         # The seat's entropy is fixed by the seat, not by who sits there, so
         # the deal depends on the table alone, whatever the order.

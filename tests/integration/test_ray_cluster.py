@@ -10,9 +10,11 @@ there again."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +22,7 @@ import psutil
 import pytest
 
 from tablehost.actors.lobby import LOBBY_NAME
+from tablehost.host.admin_auth import admin_token
 from tests.integration.ray_processes import RayStartCluster, stop_process_trees, wait_for
 from tests.integration.support import sockets_beyond_loopback
 
@@ -55,6 +58,17 @@ class FrontDoor:
         return next((line.removeprefix("listening on ") for line in self.lines if line.startswith("listening on ")),
                     None)
 
+    @property
+    def admin_target(self) -> str | None:
+        return next((line.removeprefix("admin on ") for line in self.lines if line.startswith("admin on ")), None)
+
+    def status(self) -> dict:
+        """`tablehost status` on this door's admin listener, with an admin token."""
+        return json.loads(subprocess.run(
+            [*TABLEHOST, "status", "--target", self.admin_target, "--json"], capture_output=True, text=True,
+            check=True, timeout=60, env={**os.environ, "TABLEHOST_ADMIN_TOKEN": admin_token(
+                os.environ["TABLEHOST_ADMIN_SECRET"].encode(), "tests", time.time_ns() // 1_000_000 + 3_600_000)}).stdout)
+
 
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[RayStartCluster]:
@@ -87,9 +101,7 @@ def test_two_front_doors_play_through_a_three_node_cluster(cluster: RayStartClus
             start would be. Asked in this order, a room the lobby starts or
             stops between the two reads is not counted."""
             actors = {name.removeprefix(f"{LOBBY_NAME}/") for name in cluster.named_actors(f"{LOBBY_NAME}/")}
-            statuses.append(json.loads(subprocess.run(
-                [*TABLEHOST, "status", "--target", doors[1].target, "--json"],
-                capture_output=True, text=True, check=True, timeout=60).stdout))
+            statuses.append(doors[1].status())
             return actors - {room["room_id"] for node in statuses[-1]["nodes"] for room in node["rooms"]}
 
         # Rooms that failed to start on the head were stopped, not left running:
@@ -106,10 +118,8 @@ def test_two_front_doors_play_through_a_three_node_cluster(cluster: RayStartClus
                         for room in node["rooms"] if room["pid"]]
         drain = subprocess.run([*TABLEHOST, "drain", "--node", drained_node[:12], "--address", cluster.address,
                                 "--timeout", "60"], capture_output=True, text=True, timeout=120, env=cluster.env)
-        rooms_on_drained_node = [room for node in json.loads(subprocess.run(
-            [*TABLEHOST, "status", "--target", doors[0].target, "--json"],
-            capture_output=True, text=True, check=True, timeout=60).stdout)["nodes"]
-            if node["node_id"] == drained_node for room in node["rooms"]]
+        rooms_on_drained_node = [room for node in doors[0].status()["nodes"]
+                                 if node["node_id"] == drained_node for room in node["rooms"]]
         wait_for(lambda: not any(psutil.pid_exists(pid) for pid in drained_pids), 30, "the drained rooms' processes gone")
     finally:
         stop_process_trees([door.process for door in doors])

@@ -44,7 +44,8 @@ class HostUnderTest:
         # With no admin secret in its environment, the host writes its run's admin token here.
         token_file = logdir / f"{name}-admin-token"
         self.child = Child(name, tablehost_argv("serve", "--host", "127.0.0.1", "--port", "0", "--admin-port", "0",
-                                                "--admin-token-file", str(token_file), *flags), logdir)
+                                                "--console-port", "0", "--admin-token-file", str(token_file), *flags),
+                           logdir)
         self._channel: Any = None
         try:
             self.target = self.child.wait_for_line(r"listening on (\S+)", budget.seconds(HOST_START_S)).group(1)
