@@ -146,8 +146,9 @@ class Console:
 
     async def _tables(self, request: web.Request) -> web.Response:
         game = request.query.get("game", "")
+        limit = request.query.get("limit", "")
         return await self._call(request, lambda context: self._admin.ListTables(
-            pb.ListTablesRequest(game=game, limit=int(request.query.get("limit", "200") or 0)), context))
+            pb.ListTablesRequest(game=game, limit=int(limit[:6]) if limit.isdigit() else 0), context))
 
     async def _close_table(self, request: web.Request) -> web.Response:
         body = await _body(request)
