@@ -6,7 +6,7 @@ whether anything a player controls decides its seat, role, first move or cards.
 A script, not a test (pytest collects only test_*.py). It starts `tablehost
 serve` with a fixed seed (so the run can be repeated exactly) and fills
 --tables tables of Big Two, Duel and Kingdoms the way
-tests/integration/test_fairness_statistics.py does (the same sampling, the
+tests/integration/test_deal_fairness_statistics.py does (the same sampling, the
 same statistics), each game one table at a time, the three at once. It
 prints every independence tested with its p-value, writes the results as
 JSON (--save, default a new file in the temp dir) and, unless --no-write,

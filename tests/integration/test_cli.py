@@ -273,8 +273,10 @@ def test_one_table_per_room_gives_each_table_a_process_of_its_own_and_idle_rooms
                    if name not in ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "TABLEHOST_ADMIN_SECRET")}
     environment["TMPDIR"] = str(temporary)
     token_file = temporary / "admin" / "token"
+    # Its status read fresh (not the default snapshot of up to 1 s): the test
+    # watches rooms that live for a moment.
     serve = subprocess.Popen(TABLEHOST + ["serve", "--port", "0", "--tables-per-room", "1", "--idle-release", "1",
-                                          "--admin-token-file", str(token_file)],
+                                          "--admin-token-file", str(token_file), "--status-interval", "0.05"],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=environment)
     bots: subprocess.Popen | None = None
     seen: list[admin_pb2.HostStatus] = []

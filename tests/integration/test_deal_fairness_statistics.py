@@ -5,8 +5,10 @@ with display names and join data from a fixed PRNG, and each independence is
 tested (chi-square, or an exact binomial test for two outcomes) at the
 significance level of fairness_sampling.SIGNIFICANCE (0.001). The host's
 seed and every client's entropy are fixed, so the samples are the same on
-every run. tests/benchmarks/bench_fairness.py runs the same with thousands
-of tables."""
+every run, as long as the session's lobby keeps that seed: this module is
+named to run before test_failover, which restarts the lobby (and checks
+that it has not been). tests/benchmarks/bench_fairness.py runs the same
+with thousands of tables."""
 
 from __future__ import annotations
 
@@ -23,6 +25,12 @@ TABLES = {"bigtwo": 200, "duel": 200, "kingdoms": 200}
 @pytest.fixture(scope="module")
 def samples(host) -> dict[str, list[TableSample]]:
     """Every game's tables, the games sampled at once (each one table at a time)."""
+    # The deals repeat only while the lobby keeps the host's fixed seed: a lobby
+    # Ray restarted (test_failover kills it) deals from the OS's randomness,
+    # and the statistics would no longer be deterministic.
+    assert host.lobby("status")["seed"] == host.host.config.seed, (
+        "the session's lobby was restarted by an earlier test: run this module before test_failover")
+
     async def sample_all() -> list[list[TableSample]]:
         admin_plane = AdminPlane(host.admin_target, admin_token())
         return await asyncio.gather(*(sample_tables(host.target, admin_plane, SAMPLINGS[game], tables, seed=2026)
