@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -144,6 +145,8 @@ def main() -> int:
     finally:
         ray.shutdown()
         stop_process_trees(processes)
+    if report:  # a run that failed keeps its logs in temp_dir, for whoever looks
+        shutil.rmtree(temp_dir, ignore_errors=True)
     text = json.dumps(report)
     if args.report is not None:
         args.report.write_text(text)
