@@ -20,6 +20,7 @@ import ipaddress
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import msgpack
 
@@ -113,13 +114,41 @@ def _bearer(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
 # -- the built-in verifier: tokens signed with a shared secret ---------------------------
 
 
+def signed_claims(secret: bytes, domain: bytes, claims: dict[str, Any]) -> str:
+    """`claims` as a token: their canonical msgpack and its HMAC-SHA256 under
+    `secret` for the purpose `domain` (a token signed for one purpose is
+    never good for another), each base64url, joined by a dot."""
+    payload = canonical_bytes(claims)
+    return f"{b64url(payload)}.{b64url(hmac.new(secret, domain + payload, hashlib.sha256).digest())}"
+
+
+def verified_claims(secret: bytes, domain: bytes, token: str) -> dict[str, Any]:
+    """The claims of a token `signed_claims` wrote with `secret` for `domain`;
+    ValueError saying what is wrong with it otherwise."""
+    if len(token) > MAX_PLAYER_TOKEN_LENGTH:
+        raise ValueError("malformed (too long)")
+    try:
+        payload_text, signature_text = token.split(".")
+        payload, signature = unb64url(payload_text), unb64url(signature_text)
+    except (ValueError, TokenError):
+        raise ValueError("malformed") from None
+    if not hmac.compare_digest(signature, hmac.new(secret, domain + payload, hashlib.sha256).digest()):
+        raise ValueError("not signed with this host's secret")
+    try:
+        claims = msgpack.unpackb(payload, raw=False)
+    except Exception:  # msgpack raises several unrelated types for bad bytes
+        raise ValueError("not msgpack inside") from None
+    if not isinstance(claims, dict):
+        raise ValueError("not a map of claims inside")
+    return claims
+
+
 def player_token(secret: bytes, player: str, expires_ms: int) -> str:
     """A token for `player` until `expires_ms`: what the game's account
     service writes with the secret it shares with the host."""
     if not PLAYER_ID.match(player):
         raise ValueError("a player id is 1 to 64 of A-Z a-z 0-9 . _ @ -")
-    payload = canonical_bytes({"player": player, "exp": expires_ms})
-    return f"{b64url(payload)}.{b64url(hmac.new(secret, _TOKEN_DOMAIN + payload, hashlib.sha256).digest())}"
+    return signed_claims(secret, _TOKEN_DOMAIN, {"player": player, "exp": expires_ms})
 
 
 def hmac_verifier(secret: bytes, clock_ms: Callable[[], int]) -> Verifier:
@@ -127,17 +156,10 @@ def hmac_verifier(secret: bytes, clock_ms: Callable[[], int]) -> Verifier:
 
     def verify(token: str) -> str:
         try:
-            payload_text, signature_text = token.split(".")
-            payload, signature = unb64url(payload_text), unb64url(signature_text)
-        except (ValueError, TokenError):
-            raise Unauthenticated("malformed") from None
-        if not hmac.compare_digest(signature, hmac.new(secret, _TOKEN_DOMAIN + payload, hashlib.sha256).digest()):
-            raise Unauthenticated("its signature is not this host's")
-        try:
-            fields = msgpack.unpackb(payload, raw=False)
-        except Exception:  # msgpack raises several unrelated types for bad bytes
-            raise Unauthenticated("its payload is not msgpack") from None
-        player, expires_ms = (fields.get("player"), fields.get("exp")) if isinstance(fields, dict) else (None, None)
+            fields = verified_claims(secret, _TOKEN_DOMAIN, token)
+        except ValueError as error:
+            raise Unauthenticated(str(error)) from None
+        player, expires_ms = fields.get("player"), fields.get("exp")
         if not isinstance(player, str) or type(expires_ms) is not int:
             raise Unauthenticated("its payload names no player and expiry")
         if expires_ms <= clock_ms():

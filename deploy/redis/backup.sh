@@ -7,15 +7,8 @@
 #
 # Environment: SENTINELS, SERVICE, BACKUP_DIR, KEEP_DAYS.
 set -eu
-primary=""
-for sentinel in $SENTINELS; do
-    answer="$(redis-cli -h "${sentinel%:*}" -p "${sentinel##*:}" --raw SENTINEL get-master-addr-by-name "$SERVICE" 2>/dev/null || true)"
-    host="$(printf '%s\n' "$answer" | sed -n 1p)"
-    if [ -n "$host" ] && [ "${answer#*ERR}" = "$answer" ]; then
-        primary="$host:$(printf '%s\n' "$answer" | sed -n 2p)"
-        break
-    fi
-done
+. "$(dirname "$0")/primary.sh"
+primary="$(primary_named)"
 [ -n "$primary" ] || { echo "no sentinel names the primary of $SERVICE" >&2; exit 1; }
 file="$BACKUP_DIR/store-$(date -u +%Y%m%dT%H%M%SZ).rdb"
 redis-cli -h "${primary%:*}" -p "${primary##*:}" --rdb "$file.partial" >/dev/null

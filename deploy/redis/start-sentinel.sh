@@ -10,18 +10,11 @@
 # FAILOVER_TIMEOUT_MS.
 set -eu
 port="${PORT:-26379}"
-primary="$FIRST_PRIMARY"
-primary_port="${STORE_PORT:-6379}"
-for sentinel in $SENTINELS; do
-    [ "$sentinel" = "$SELF:$port" ] && continue
-    answer="$(redis-cli -h "${sentinel%:*}" -p "${sentinel##*:}" --raw SENTINEL get-master-addr-by-name "$SERVICE" 2>/dev/null || true)"
-    host="$(printf '%s\n' "$answer" | sed -n 1p)"
-    if [ -n "$host" ] && [ "${answer#*ERR}" = "$answer" ]; then
-        primary="$host"
-        primary_port="$(printf '%s\n' "$answer" | sed -n 2p)"
-        break
-    fi
-done
+. "$(dirname "$0")/primary.sh"
+named="$(primary_named "$SELF:$port")"
+primary="${named:-$FIRST_PRIMARY:${STORE_PORT:-6379}}"
+primary_port="${primary##*:}"
+primary="${primary%:*}"
 config="${CONFIG:-/tmp/sentinel.conf}"
 cat > "$config" <<CONF
 port $port

@@ -15,15 +15,8 @@
 # monitor), MAXMEMORY (e.g. 3gb), PORT (default 6379), DATA (default /data).
 set -eu
 port="${PORT:-6379}"
-primary=""
-for sentinel in $SENTINELS; do
-    answer="$(redis-cli -h "${sentinel%:*}" -p "${sentinel##*:}" --raw SENTINEL get-master-addr-by-name "$SERVICE" 2>/dev/null || true)"
-    host="$(printf '%s\n' "$answer" | sed -n 1p)"
-    if [ -n "$host" ] && [ "${answer#*ERR}" = "$answer" ]; then
-        primary="$host:$(printf '%s\n' "$answer" | sed -n 2p)"
-        break
-    fi
-done
+. "$(dirname "$0")/primary.sh"
+primary="$(primary_named)"
 [ -n "$primary" ] || primary="$FIRST_PRIMARY:${FIRST_PRIMARY_PORT:-6379}"
 set -- redis-server --port "$port" --dir "${DATA:-/data}" --appendonly yes --appendfsync always \
     --maxmemory "$MAXMEMORY" --maxmemory-policy noeviction \
