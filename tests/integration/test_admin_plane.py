@@ -17,6 +17,7 @@ import grpc
 import pytest
 from conftest import ADMIN_SECRET, admin_call_metadata, player_token, run
 from conftest import admin_token as admin_token_of_tests
+from ray_processes import wait_for
 from support import (close_all, kill, play_randomly, room_of, rooms_by_id, seat_table, wait_for_quiet_lobby,
                      wait_until)
 from test_tournaments import DECK, register, token  # noqa: F401 (token: the module's organiser fixture)
@@ -34,6 +35,14 @@ LONG_TURN_MS = 600_000  # nobody's turn ends by the timer while a test looks
 
 def audit_lines(host) -> list[dict]:
     return [json.loads(line) for line in Path(host.host.config.audit_file).read_text().splitlines()]
+
+
+def audited(host, select, count: int) -> list[dict]:
+    """The audit lines `select` keeps, once there are `count` of them: a
+    refusal's line is written by the front door's thread as its status goes
+    out, so the caller may hear the refusal a moment before the line is there."""
+    wait_for(lambda: len([line for line in audit_lines(host) if select(line)]) >= count, 10, "the audit lines")
+    return [line for line in audit_lines(host) if select(line)]
 
 
 async def admin_call(host, method: str, request, metadata=None):
@@ -78,7 +87,7 @@ def test_calls_without_a_valid_admin_token_are_refused_and_change_nothing(host) 
     assert "needs an admin token" in answers[0][1] and "not signed with this host's" in answers[1][1]
     assert "expired" in answers[2][1] and "not signed" in answers[3][1] and "not 'Bearer TOKEN'" in answers[4][1]
     assert table_id in still_running
-    refused = [line for line in audit_lines(host) if line["action"] == "refused"]
+    refused = audited(host, lambda line: line["action"] == "refused", 6)
     assert len(refused) >= 6 and all(line["peer"] and line["why"] for line in refused)
 
 
@@ -104,7 +113,7 @@ def test_closing_a_table_ends_every_stream_with_the_reason_and_is_audited(host) 
     assert table_id in done.summary
     assert all(isinstance(f, ClosedByAdministrator) and "collusion under review" in str(f) for f in failures)
     assert again[0] == grpc.StatusCode.NOT_FOUND and blank[0] == grpc.StatusCode.INVALID_ARGUMENT
-    lines = [line for line in audit_lines(host) if line.get("table_id") == table_id]
+    lines = audited(host, lambda line: line.get("table_id") == table_id, 2)
     assert [(line["action"], line["outcome"], line["admin"]) for line in lines] == [
         ("close_table", "done", "tests"), ("close_table", "refused", "tests")]
     assert lines[0]["reason"] == "collusion under review" and lines[1]["status"] == "NOT_FOUND"
@@ -207,7 +216,7 @@ def test_an_administrator_pauses_adjudicates_removes_resumes_and_cancels_a_tourn
     assert list(by_table[second].forfeited) == [True, True]
     assert set(by_table) == {first, second}  # round 2 was cancelled, not played
     assert after[0] == grpc.StatusCode.FAILED_PRECONDITION
-    actions = [line["action"] for line in audit_lines(host) if line.get("tournament_id") == final.tournament_id]
+    actions = [line["action"] for line in audited(host, lambda line: line.get("tournament_id") == final.tournament_id, 5)]
     assert actions == ["pause_tournament", "remove_player", "resume_tournament", "cancel_tournament",
                        "resume_tournament"]
 
