@@ -178,6 +178,9 @@ class HostConfig:
     # The admin console's HTTP port on admin_host (host/console.py); 0: any
     # free one; None: no console.
     console_port: int | None = None
+    # The web gateway and web table (host/web_gateway.py) on this port of
+    # `host`, the players' address; 0: any free one; None: none.
+    web_port: int | None = None
 
     def __post_init__(self) -> None:
         if len(self.token_secret) < MIN_TOKEN_SECRET_BYTES:
@@ -206,6 +209,8 @@ class HostConfig:
             raise ValueError("the admin port is 0-65535 and the status interval positive")
         if self.console_port is not None and not 0 <= self.console_port <= 65535:
             raise ValueError(f"the console port must be 0-65535, got {self.console_port}")
+        if self.web_port is not None and not 0 <= self.web_port <= 65535:
+            raise ValueError(f"the web port must be 0-65535, got {self.web_port}")
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser, *, serving: bool = True) -> None:
@@ -302,6 +307,11 @@ class HostConfig:
                             default=int(_env("CONSOLE_PORT")) if _env("CONSOLE_PORT") else (50053 if serving else None),
                             metavar="PORT", help="serve the admin console (a web page) on this port of --admin-host; "
                                                  "0: any free port" + ("" if serving else "; default: none"))
+        parser.add_argument("--web-port", type=int,
+                            default=int(_env("WEB_PORT")) if _env("WEB_PORT") else (50054 if serving else None),
+                            metavar="PORT", help="serve the web table and the browsers' gateway (HTTP and WebSocket) "
+                                                 "on this port of --host; 0: any free port"
+                                                 + ("" if serving else "; default: none"))
         parser.add_argument("--status-interval", type=float, default=float(_env("STATUS_INTERVAL_S", "1")),
                             metavar="S", help="how old the admin status may be before it is read from the lobby again")
 
@@ -346,6 +356,8 @@ class HostConfig:
             raise SystemExit("--admin-port takes a port 0-65535, --status-interval a positive number of seconds")
         if args.console_port is not None and not 0 <= args.console_port <= 65535:
             raise SystemExit(f"--console-port takes a port 0-65535, got {args.console_port}")
+        if args.web_port is not None and not 0 <= args.web_port <= 65535:
+            raise SystemExit(f"--web-port takes a port 0-65535, got {args.web_port}")
         admin_secret_text = _env("ADMIN_SECRET")
         if admin_secret_text and len(admin_secret_text.encode()) < MIN_TOKEN_SECRET_BYTES:
             raise SystemExit(f"TABLEHOST_ADMIN_SECRET is {len(admin_secret_text.encode())} bytes; it must be at least "
@@ -360,6 +372,7 @@ class HostConfig:
             audit_file=args.audit_file,
             status_interval_s=args.status_interval,
             console_port=args.console_port,
+            web_port=args.web_port,
             rooms_follow_demand=args.rooms_follow_demand,
             ray_address=args.address,
             room_host=args.room_host,

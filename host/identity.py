@@ -19,7 +19,7 @@ import importlib
 import ipaddress
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
@@ -35,6 +35,10 @@ BEARER = "Bearer "
 PLAYER_ID = re.compile(r"^[A-Za-z0-9._@-]{1,64}$")
 MAX_PLAYER_TOKEN_LENGTH = 1024
 _TOKEN_DOMAIN = b"player-token\x00"
+# The metadata by which this process's web gateway names the browser a call
+# comes from: "MAC ADDRESS", MAC an HMAC of the address under a key only the
+# process knows, so no client can name an address other than its own.
+FORWARDED_CLIENT = "x-tablehost-web-client"
 
 Verifier = Callable[[str], str]
 
@@ -54,16 +58,28 @@ def peer_address(peer: str) -> str:
     return peer
 
 
+def forwarded_client(key: str, address: str) -> str:
+    """The FORWARDED_CLIENT value the web gateway sends for `address`."""
+    return f"{_forward_mac(key, address)} {address}"
+
+
+def _forward_mac(key: str, address: str) -> str:
+    return hmac.new(key.encode(), address.encode(), hashlib.sha256).hexdigest()
+
+
 @dataclass(frozen=True)
 class Identities:
-    """How a front door names the client of each call."""
+    """How a front door names the client of each call. `forward_key` is
+    its web gateway's key: a call that carries an address signed with it
+    (FORWARDED_CLIENT) is that address's, not the gateway connection's."""
 
     verifier: Verifier | None = None
+    forward_key: str | None = field(default=None, repr=False)
 
     def client(self, metadata: Sequence[tuple[str, str | bytes]] | None, peer: str) -> str:
         token = _bearer(metadata)
         if token is None:
-            return ADDRESS_PREFIX + peer_address(peer)
+            return ADDRESS_PREFIX + (self._forwarded(metadata) or peer_address(peer))
         if self.verifier is None:
             raise Unauthenticated("this host takes no player tokens; call without an authorization header")
         if len(token) > MAX_PLAYER_TOKEN_LENGTH:
@@ -75,6 +91,20 @@ class Identities:
         if not isinstance(player, str) or not PLAYER_ID.match(player):
             raise Unauthenticated("the player token names no valid player id (1 to 64 of A-Z a-z 0-9 . _ @ -)")
         return PLAYER_PREFIX + player
+
+    def _forwarded(self, metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
+        """The browser's address the gateway signed, or None (a value not
+        signed with this process's key is ignored: the connection's address
+        counts)."""
+        if self.forward_key is None:
+            return None
+        for key, value in metadata or ():
+            if key == FORWARDED_CLIENT:
+                text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+                mac, _, address = text.partition(" ")
+                if address and hmac.compare_digest(mac, _forward_mac(self.forward_key, address)):
+                    return address
+        return None
 
 
 def allowance_for(exempt: Sequence[str] = ()) -> Callable[[str], Allowance]:

@@ -26,6 +26,7 @@ from tablehost.host.admin_service import AdminService
 from tablehost.host.call_guard import FrontDoorGuard
 from tablehost.host.config import HostConfig
 from tablehost.host.console import Console
+from tablehost.host.web_gateway import WebGateway
 from tablehost.host.door_metrics import DoorMetrics
 from tablehost.host.identity import Identities, allowance_for, load_verifier
 from tablehost.host.lobby_service import LobbyService
@@ -165,6 +166,9 @@ class Host:
         self.admin_token_file: Path | None = None
         self._audit_handler: logging.Handler | None = None
         self.console: Console | None = None
+        self.web: WebGateway | None = None
+        # The web gateway's key for naming the browsers it relays (host/identity.py).
+        self._forward_key = secrets.token_hex(16)
         self._health = health.aio.HealthServicer()
 
     @property
@@ -189,7 +193,7 @@ class Host:
         # a request are INVALID_ARGUMENT (actors/unary_parsing.py).
         verifier = load_verifier(self.config.player_auth, self.config.player_auth_secret, _clock_ms)
         self.quotas = Quotas(allowance_for(self.config.quota_exempt))
-        guard = FrontDoorGuard(Identities(verifier), self.quotas, self.config.request_timeout_s)
+        guard = FrontDoorGuard(Identities(verifier, self._forward_key), self.quotas, self.config.request_timeout_s)
         add_unary_service(server, lobby_pb2.DESCRIPTOR.services_by_name["Lobby"],
                           LobbyService(self.lobby, self.waiting, catalog, self.quotas), guard)
         tournaments = TournamentService(TournamentSettings.of_host(self.config), catalog)
@@ -205,6 +209,11 @@ class Host:
                                 tournaments)
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
         await self._health.set(LOBBY_SERVICE, health_pb2.HealthCheckResponse.SERVING)
+        if self.config.web_port is not None:
+            self.web = WebGateway(self.target, self._forward_key, self.config.token_secret, self.config.host,
+                                  self.config.web_port, self.config.hello_timeout_s,
+                                  tls_root_cert=self.config.tls_cert_pem or None)
+            await self.web.start()
         if self.config.metrics_port is not None:
             self.metrics = DoorMetrics(self.lobby, self.waiting, self.config.host, self.config.metrics_port)
             await self.metrics.start()
@@ -257,6 +266,9 @@ class Host:
         if self.metrics is not None:
             await self.metrics.stop()
             self.metrics = None
+        if self.web is not None:
+            await self.web.stop()
+            self.web = None
         if self.waiting is not None:
             await self.waiting.stop()
         if self.server is not None:

@@ -25,6 +25,7 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 TESTS_ADMIN_SECRET = "integration-tests-admin-secret-of-the-host"
 os.environ.setdefault("TABLEHOST_ADMIN_PORT", "0")
 os.environ.setdefault("TABLEHOST_CONSOLE_PORT", "0")
+os.environ.setdefault("TABLEHOST_WEB_PORT", "0")
 os.environ.setdefault("TABLEHOST_ADMIN_SECRET", TESTS_ADMIN_SECRET)
 settings.register_profile("deterministic", derandomize=True, database=None)
 settings.load_profile("deterministic")

@@ -98,7 +98,7 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostThread]:
         quota_exempt=("127.0.0.1",), player_auth="hmac", player_auth_secret=PLAYER_AUTH_SECRET, request_timeout_s=2.0,
         admin_secret=ADMIN_SECRET.encode(), audit_file=str(tmp_path_factory.mktemp("audit") / "audit.jsonl"),
         # The fairness tests read the queues' waiting counts from the status before each join.
-        status_interval_s=0.02, console_port=0,
+        status_interval_s=0.02, console_port=0, web_port=0,
     )
     running = HostThread(config)
     running.start()

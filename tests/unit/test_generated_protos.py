@@ -33,4 +33,7 @@ def test_a_changed_proto_is_reported_stale(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(generator, "PROTOS", copy)
     monkeypatch.setattr(generator, "ROOT", tmp_path)
     monkeypatch.setattr(generator, "SOURCES", sorted(copy.glob("tablehost/v1/*.proto")))
-    assert "protos/tablehost/v1/table_pb2.py" in generator.stale_files()
+    monkeypatch.setattr(generator, "TS_PROTOS", generator.TS_PROTOS)
+    stale = generator.stale_files()
+    assert "protos/tablehost/v1/table_pb2.py" in stale
+    assert any(path.endswith("clients/ts/src/generated/protos.ts") for path in stale)
