@@ -5,7 +5,9 @@
 # promtool and amtool (the alert rules' and Alertmanager's checks: packages
 # prometheus and prometheus-alertmanager, without their recommends; their
 # services are not started either), and Chromium with its chromedriver (the
-# admin console's browser test drives them; nothing downloads a browser).
+# admin console's and the web table's browser tests drive them; nothing
+# downloads a browser), and Node.js with npm (the TypeScript SDK is built and
+# tested through npm; its packages come from clients/ts/package-lock.json).
 set -euo pipefail
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
@@ -13,6 +15,8 @@ command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 command -v amtool >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ "${#missing[@]}" -eq 0 ]; then
     exit 0
 fi
@@ -21,4 +25,4 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 install() { $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
 install || { $SUDO apt-get update -q >/dev/null && install; }
-for tool in redis-server promtool amtool chromium chromedriver; do command -v "$tool" >/dev/null; done
+for tool in redis-server promtool amtool chromium chromedriver node npm; do command -v "$tool" >/dev/null; done

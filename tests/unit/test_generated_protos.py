@@ -33,7 +33,10 @@ def test_a_changed_proto_is_reported_stale(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(generator, "PROTOS", copy)
     monkeypatch.setattr(generator, "ROOT", tmp_path)
     monkeypatch.setattr(generator, "SOURCES", sorted(copy.glob("tablehost/v1/*.proto")))
-    monkeypatch.setattr(generator, "TS_PROTOS", generator.TS_PROTOS)
+    ts_copy = tmp_path / "clients" / "ts" / "src" / "generated" / "protos.ts"
+    ts_copy.parent.mkdir(parents=True)
+    ts_copy.write_bytes(generator.TS_PROTOS.read_bytes())
+    monkeypatch.setattr(generator, "TS_PROTOS", ts_copy)
     stale = generator.stale_files()
     assert "protos/tablehost/v1/table_pb2.py" in stale
     assert any(path.endswith("clients/ts/src/generated/protos.ts") for path in stale)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tablehost.host.identity import (ADDRESS_PREFIX, PLAYER_PREFIX, Identities, Unauthenticated, allowance_for,
-                                     allowance_of, hmac_verifier, load_verifier, peer_address, player_token)
+from tablehost.host.identity import (ADDRESS_PREFIX, FORWARDED_CLIENT, PLAYER_PREFIX, Identities, Unauthenticated,
+                                     allowance_for, allowance_of, forwarded_client, hmac_verifier, load_verifier,
+                                     peer_address, player_token)
 from tablehost.host.quotas import ADDRESS, PLAYER, Allowance, Kind, OverQuota, Quotas
 
 SECRET = b"s" * 32
@@ -145,3 +146,19 @@ def test_tablehost_player_token_writes_a_token_the_hmac_verifier_proves(monkeypa
     monkeypatch.delenv("TABLEHOST_PLAYER_AUTH_SECRET")
     with pytest.raises(SystemExit, match="set TABLEHOST_PLAYER_AUTH_SECRET"):
         main(["player-token", "ann"])
+
+
+def test_the_web_gateway_names_the_browser_only_with_its_key() -> None:
+    """The gateway relays a browser's calls from its own connection; the
+    address it signs with the process's key counts instead. Anyone else
+    sending the header (forged, or signed with another key) is counted by
+    the connection's own address."""
+    identities = Identities(None, forward_key="the-process-key")
+    peer = "ipv4:127.0.0.1:5000"
+    signed = [(FORWARDED_CLIENT, forwarded_client("the-process-key", "203.0.113.7"))]
+    assert identities.client(signed, peer) == "address:203.0.113.7"
+    forged = [(FORWARDED_CLIENT, forwarded_client("another-key", "203.0.113.7"))]
+    assert identities.client(forged, peer) == "address:127.0.0.1"
+    tampered = [(FORWARDED_CLIENT, signed[0][1].replace("203.0.113.7", "203.0.113.8"))]
+    assert identities.client(tampered, peer) == "address:127.0.0.1"
+    assert Identities(None).client(signed, peer) == "address:127.0.0.1"  # a door without a gateway trusts none

@@ -50,13 +50,24 @@ export interface PlayStats {
 /**
  * Plays the session's seat to the end of the game. After a rejection the bot
  * waits for the table to move on before choosing again; after RATE_LIMITED it
- * pauses and retries.
+ * pauses and retries. `beforeMove` is awaited each time the seat is asked
+ * (a bot that thinks a while, so a person can follow); the bot then chooses
+ * from the view as it is, if the seat is still asked.
  */
-export async function playSeat(session: TableSession, bot: RandomBot, stats: PlayStats = { moves: 0, rejects: 0, roundTripsMs: [] }): Promise<GameResult> {
+export async function playSeat(session: TableSession, bot: RandomBot, stats: PlayStats = { moves: 0, rejects: 0, roundTripsMs: [] },
+                               beforeMove?: (session: TableSession) => Promise<void>): Promise<GameResult> {
   let afterSeq = -1;
   for (;;) {
-    const view = await session.waitForRequest(afterSeq);
+    let view = await session.waitForRequest(afterSeq);
     if (view === null) return session.waitGameOver();
+    if (beforeMove !== undefined) {
+      await beforeMove(session);
+      view = session.view;
+      if (session.gameOver || session.request === null) {
+        afterSeq = -1;
+        continue;
+      }
+    }
     const seqOfView = session.seq;
     const outcome = await session.commit(bot.choose(view));
     stats.roundTripsMs.push(outcome.roundTripMs);

@@ -27,9 +27,10 @@ function messageType(name: string): protobuf.Type {
 /** The bytes of message `name` built from a plain object; a field of the wrong type throws. */
 export function encodeMessage(name: string, value: object): Uint8Array {
   const type = messageType(name);
-  const problem = type.verify(value);
+  const message = type.fromObject(value); // enum names become their numbers here
+  const problem = type.verify(message);
   if (problem !== null) throw new TypeError(`${name}: ${problem}`);
-  return type.encode(type.fromObject(value)).finish();
+  return type.encode(message).finish();
 }
 
 /** Message `name` as a plain object with every field present (defaults filled in). */

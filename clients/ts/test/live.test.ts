@@ -117,9 +117,9 @@ both("a tournament: register, watch the rounds, play each round's table", { time
   assert.ok(organiserToken, "TABLEHOST_ORGANISER_TOKEN is not set");
   const client = lobby();
   try {
-    const created = await client.createTournament({ name: "ts sdk", game: "duel", format: "SWISS", rounds: 1, organiser_token: organiserToken });
+    const created = await client.createTournament({ name: "ts sdk", game: "duel", format: "SWISS", rounds: 2, organiser_token: organiserToken });
     const deck = wireMap([["deck", "hunter-basic"]]);
-    const players = await Promise.all([`ts-ann-${kind}`, `ts-bo-${kind}`].map((name) => client.register(created.tournament_id, name, deck)));
+    const players = await Promise.all(["ann", "bo", "cy", "di"].map((name) => `ts-${name}-${kind}`).map((name) => client.register(created.tournament_id, name, deck)));
     const seen: string[] = [];
     const plays = players.map(async (registration, i) => {
       const played: number[] = [];
@@ -138,13 +138,14 @@ both("a tournament: register, watch the rounds, play each round's table", { time
     const status = await client.startTournament(created.tournament_id, created.organiser_key);
     assert.equal(status.state, "running");
     const played = await Promise.all(plays);
-    assert.deepEqual(played, [[1], [1]]);
+    assert.deepEqual(played, [[1, 2], [1, 2], [1, 2], [1, 2]]);
     const final = await client.getTournament(created.tournament_id);
     assert.equal(final.state, "finished");
-    assert.equal(final.standings.length, 2);
-    assert.ok(seen.includes("round_ended"));
+    assert.equal(final.standings.length, 4);
+    // Round 1's standings come as round 2 starts; the last round's in the final status.
+    assert.ok(seen.includes("round_ended"), `events seen: ${seen.join(", ")}`);
     const results = await client.getResults(created.tournament_id);
-    assert.equal(results.results_total, 1);
+    assert.equal(results.results_total, 4);
   } finally {
     client.transport.close();
   }
