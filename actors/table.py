@@ -435,7 +435,7 @@ class Table:
         # large as the flood that provoked it.
         act_id_fits = len(act_id) <= MAX_ACT_ID_LENGTH and 0 < len(act_id.encode()) <= MAX_ACT_ID_LENGTH
         if not subscriber.budget.commits.take():
-            self.refuse_for_rate(subscriber, act_id if act_id_fits else "")
+            self.refuse_for_rate(subscriber, act_id if act_id_fits else "", commits=True)
             return
         if not act_id_fits:
             self._reject(subscriber, "", Reason.PROTOCOL,
@@ -596,12 +596,14 @@ class Table:
         been answered, or its stream ended, by refuse_for_rate)."""
         if subscriber.budget.acks.take():
             return False
-        self.refuse_for_rate(subscriber, "")
+        self.refuse_for_rate(subscriber, "", commits=False)
         return True
 
-    def refuse_for_rate(self, subscriber: Subscriber, act_id: str) -> None:
+    def refuse_for_rate(self, subscriber: Subscriber, act_id: str, commits: bool) -> None:
         """Answer a message over its seat's budget RATE_LIMITED, or end its
-        stream (RESOURCE_EXHAUSTED) once the seat is past its flood allowance."""
+        stream (RESOURCE_EXHAUSTED) once the seat is past its flood allowance.
+        The ending names the budget the flood broke: commits, or the other
+        messages' (acks), four times larger."""
         if not subscriber.budget.flooded():
             self._reject(subscriber, act_id, Reason.RATE_LIMITED, "too many messages; slow down", remember=False)
             return
@@ -617,9 +619,13 @@ class Table:
         self.unsubscribe(subscriber)
         again = (f" and this seat may open a stream again in {FLOOD_COOLDOWN_S:g} s"
                  if subscriber.seat != SPECTATOR_SEAT else "")
-        subscriber.outbox.put(CloseOut(
-            f"this stream sent messages far over its budget ({self._rate:g} commits a second, {self._burst:g} at "
-            f"once), so it is closed{again}", StreamEnd.FLOODED))
+        if commits:
+            budget = f"{self._rate:g} commits a second, {self._burst:g} at once"
+        else:
+            budget = (f"{self._rate * ACKS_PER_COMMIT:g} acks and other messages a second, "
+                      f"{self._burst * ACKS_PER_COMMIT:g} at once")
+        subscriber.outbox.put(CloseOut(f"this stream sent messages far over its budget ({budget}), so it is closed{again}",
+                                       StreamEnd.FLOODED))
 
     def serves(self, subscriber: Subscriber) -> bool:
         """Whether the stream is still attached (not replaced, ended or closed):

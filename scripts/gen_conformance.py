@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tablehost.games.bigtwo.game import RULES as BIGTWO
+from tablehost.games.registry import DUEL, KINGDOMS
 from tablehost.games.engine import views
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
@@ -199,8 +200,38 @@ def _bigtwo_moves(match: Match, count: int) -> list[tuple[int | None, dict[str, 
     return pairs
 
 
+def _duel_match() -> Match:
+    return Match(DUEL, TableSeed.numbered(20261204), ["ann", "\u00e9ric"], {}, 1_700_000_000_000,
+                 [DUEL.accepted_join({"deck": "mage-basic"}), DUEL.accepted_join({"deck": "hunter-basic"})])
+
+
+def _kingdoms_match() -> Match:
+    return Match(KINGDOMS, TableSeed.numbered(20261204), ["ann", "\u00e9ric", "\u5c0f\u660e"], {},
+                 1_700_000_000_000)
+
+
+def _moves(match: Match, count: int) -> list[tuple[int | None, dict[str, Any], dict[str, Any]]]:
+    """(viewer, view before, view after) for every seat and a spectator, over
+    `count` moves, each the first asked seat's first listed action (its
+    default when none is listed), at a fixed clock: games that ask several
+    seats at once and out of turn (Duel's mulligan, Kingdoms)."""
+    viewers: list[int | None] = [*range(len(match.players)), None]
+    pairs: list[tuple[int | None, dict[str, Any], dict[str, Any]]] = []
+    now = 1_700_000_000_000
+    for _ in range(count):
+        before = match.views(viewers)
+        request = match.requests[0]
+        now += 1_000
+        match.act(request.seat, (request.legal_actions or [request.default])[0], now)
+        after = match.views(viewers)
+        pairs.extend((viewer, before[viewer], after[viewer]) for viewer in viewers)
+    return pairs
+
+
 def hash_inputs() -> list[tuple[str, dict[str, Any]]]:
     match = _bigtwo_match()
+    duel = _duel_match()
+    kingdoms = _kingdoms_match()
     return [
         ("the example of docs/protocol.md section 4", {"b": 1, "a": [True, None]}),
         ("the empty view", {}),
@@ -209,6 +240,10 @@ def hash_inputs() -> list[tuple[str, dict[str, Any]]]:
         ("Big Two, seat 0 at the deal", match.view(0)),
         ("Big Two, the seat to act at the deal (with its request)", match.view(BIGTWO.to_act(match.state))),
         ("Big Two, a spectator at the deal", match.view(None)),
+        ("Duel, seat 0 in the mulligan (with its request)", duel.view(0)),
+        ("Duel, a spectator in the mulligan", duel.view(None)),
+        ("Kingdoms, the lord choosing a general (with its request)", kingdoms.view(kingdoms.requests[0].seat)),
+        ("Kingdoms, a spectator while the lord chooses", kingdoms.view(None)),
     ]
 
 
@@ -241,6 +276,11 @@ def delta_inputs() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     for index, (viewer, before, after) in enumerate(_bigtwo_moves(match, 2)):
         who = "a spectator" if viewer is None else f"seat {viewer}"
         cases.append((f"Big Two, move {index // 5 + 1}, as {who} sees it", before, after))
+    for game, other, moves in (("Duel", _duel_match(), 3), ("Kingdoms", _kingdoms_match(), 4)):
+        viewers = len(other.players) + 1
+        for index, (viewer, before, after) in enumerate(_moves(other, moves)):
+            who = "a spectator" if viewer is None else f"seat {viewer}"
+            cases.append((f"{game}, move {index // viewers + 1}, as {who} sees it", before, after))
     return cases
 
 

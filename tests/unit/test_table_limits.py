@@ -103,9 +103,30 @@ def test_a_seat_flooding_past_its_allowance_has_its_stream_ended_and_is_refused_
     reasons = [m.reason for m in messages if isinstance(m, RejectionOut)]
     assert reasons == [Reason.NOT_YOUR_TURN] * 3 + [Reason.RATE_LIMITED] * 3
     ending = messages[-1]
-    assert isinstance(ending, CloseOut) and ending.ending is StreamEnd.FLOODED and "far over its budget" in ending.details
+    assert isinstance(ending, CloseOut) and ending.ending is StreamEnd.FLOODED
+    assert "far over its budget (1 commits a second, 3 at once)" in ending.details
     assert not served and 0 < cooling <= FLOOD_COOLDOWN_S and other_cooling == 0
     assert table.stats.floods == 1 and table.match.state_hash() == hash_before and table.seq == 0
+
+
+def test_an_ack_flood_is_ended_citing_the_budget_of_acks() -> None:
+    """Acks have four times the commit budget: the ending says so, rather
+    than quoting the commit rate the flooder never came near."""
+    async def scenario():
+        table = Table("t-ack-flood", BIGTWO, TableSeed.numbered(7), ["a", "b", "c", "d"], {}, rate=1.0, burst=3.0)
+        stream = table.subscribe(0, 0)
+        drain(stream)
+        limited = [table.rate_limited(stream) for _ in range(30)]
+        messages = drain(stream)
+        table.close("done")
+        return limited, messages
+
+    limited, messages = asyncio.run(scenario())
+    assert limited[:12] == [False] * 12 and all(limited[12:])  # a burst of 4 x 3 acks, then over
+    assert [m.reason for m in messages if isinstance(m, RejectionOut)] == [Reason.RATE_LIMITED] * 3
+    ending = messages[-1]
+    assert isinstance(ending, CloseOut) and ending.ending is StreamEnd.FLOODED
+    assert "far over its budget (4 acks and other messages a second, 12 at once)" in ending.details
 
 
 # -- bounded memory, one stream per seat, hostile bytes ------------------------
