@@ -6944,9 +6944,14 @@ function isWireMap(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) && !(value instanceof WireFloat);
 }
 var Writer = class {
-  buffer = new Uint8Array(256);
+  buffer = new Uint8Array(4096);
   view = new DataView(this.buffer.buffer);
   length = 0;
+  /** Starts over, keeping the buffer: one writer serves every encode (views are hashed on every delta). */
+  reset() {
+    this.length = 0;
+    return this;
+  }
   reserve(extra) {
     if (this.length + extra <= this.buffer.length) return;
     let size = this.buffer.length * 2;
@@ -6983,8 +6988,13 @@ var Writer = class {
     else this.view.setUint8(at, Number(value));
     this.length += 1 + size;
   }
+  /** A copy of what was written. */
   result() {
     return this.buffer.slice(0, this.length);
+  }
+  /** What was written, without a copy: valid until the next encode. */
+  written() {
+    return this.buffer.subarray(0, this.length);
   }
 };
 var stringCache = /* @__PURE__ */ new Map();
@@ -7006,6 +7016,10 @@ function compareBytes(a, b) {
     if (a[i] !== b[i]) return a[i] - b[i];
   }
   return a.length - b.length;
+}
+function sortedKeys(keys) {
+  if (!keys.some((key) => /[\uD800-\uDFFF]/.test(key))) return keys.sort();
+  return keys.sort((a, b) => compareBytes(utf8Of(a), utf8Of(b)));
 }
 function writeInteger(out, value) {
   if (typeof value === "number") {
@@ -7063,23 +7077,22 @@ function write(out, value) {
   }
   if (value instanceof WireFloat) throw new CanonicalEncodingError(`the canonical encoding has no floats, got ${value.value}`);
   if (typeof value === "object") {
-    const keys = Object.keys(value).map((key) => [key, utf8Of(key)]);
-    keys.sort((a, b) => compareBytes(a[1], b[1]));
+    const keys = sortedKeys(Object.keys(value));
     writeHeader(out, keys.length, 128, 15, null, 222, 223);
-    for (const [key, data] of keys) {
-      writeHeader(out, data.length, 160, 31, 217, 218, 219);
-      out.bytes(data);
+    for (const key of keys) {
+      writeString(out, key);
       write(out, value[key]);
     }
     return;
   }
   throw new CanonicalEncodingError(`${typeof value} is not MessagePack data`);
 }
+var shared = new Writer();
 function encode(value) {
-  const out = new Writer();
-  write(out, value);
-  return out.result();
+  write(shared.reset(), value);
+  return shared.result();
 }
+var hasher = (bytes) => bytesToHex(sha256(bytes));
 function encodeAction(action) {
   if (!isWireMap(action)) throw new CanonicalEncodingError("an action is a map");
   if (typeof action["type"] !== "string") throw new CanonicalEncodingError(`an action needs a string 'type', got ${JSON.stringify(action)}`);
@@ -7213,7 +7226,8 @@ function decode(data) {
   return value;
 }
 function viewHash(view) {
-  return bytesToHex(sha256(encode(view)));
+  write(shared.reset(), view);
+  return hasher(shared.written());
 }
 function applyDelta(view, delta) {
   if (!Array.isArray(delta)) throw new DeltaError("a delta is an array of operations");
@@ -8024,7 +8038,7 @@ var TableSession = class _TableSession {
         reject(new Error(`table ${this.tableId}: no outcome for act_id ${id} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(id, {
-        sentAt: Date.now(),
+        sentAt: performance.now(),
         resolve: (outcome) => {
           clearTimeout(timer);
           this.pending.delete(id);
@@ -8215,8 +8229,8 @@ var TableSession = class _TableSession {
     }
   }
   outcome(actId, accepted, seq, reason, message) {
-    const sentAt = this.pending.get(actId)?.sentAt ?? Date.now();
-    return { actId, accepted, seq, reason, message, duplicate: false, roundTripMs: Date.now() - sentAt };
+    const sentAt = this.pending.get(actId)?.sentAt ?? performance.now();
+    return { actId, accepted, seq, reason, message, duplicate: false, roundTripMs: performance.now() - sentAt };
   }
   publish(update) {
     for (const listener of this.listeners) listener(update);

@@ -16,7 +16,8 @@ each):
 - table_starts: a burst of 1,000 tables (4,000 JoinQueue at once); tables/s.
 - lobby_burst: 10,000 players joining at once; peak waiting, seats/s, lobby memory.
 - moves: the scaling curve (1 to 200 tables of bots), with the echo floors at 1, 25 and
-  100 tables; moves/s, p50/p99, server CPU per move, host PSS.
+  100 tables; moves/s, p50/p99, server CPU per move, host PSS; at 25 and 100 tables the
+  same tables again with the TypeScript SDK as the client (Node, as Colyseus's clients).
 - placement: 100 tables of bots against hosts keeping 0.5, 1 and 2 rooms per CPU.
 - peer: Colyseus at 25 and 100 tables, 75 moves a table.
 
@@ -68,7 +69,7 @@ def plans(quick: bool, goals: bool = False) -> dict[str, Any]:
         return {
             **full,
             "budget_s": 900.0,
-            "moves": moves.MovesPlan(levels=(25, 100), floors_at=(25, 100), split_above=50),
+            "moves": moves.MovesPlan(levels=(25, 100), floors_at=(25, 100), split_above=50, ts_at=(25, 100)),
         }
     if quick:
         return {
@@ -77,7 +78,7 @@ def plans(quick: bool, goals: bool = False) -> dict[str, Any]:
                                                 settle_s=1.0, own_connections=True),
             "table_starts": table_starts.BurstPlan(tables=25, client_processes=2, own_connections=True),
             "lobby_burst": lobby_burst.CrowdPlan(players=400, client_processes=2, own_connections=True),
-            "moves": moves.MovesPlan(levels=(1, 5, 10), floors_at=(1, 10), split_above=5),
+            "moves": moves.MovesPlan(levels=(1, 5, 10), floors_at=(1, 10), split_above=5, ts_at=(10,)),
             "placement": placement.PlacementPlan(rooms_per_cpu=(0.5, 1.0), tables=10, split_above=5),
             "peer": {"levels": (10,), "moves_per_table": 75},
         }
@@ -87,7 +88,8 @@ def plans(quick: bool, goals: bool = False) -> dict[str, Any]:
                                             settle_s=3.0, own_connections=True),
         "table_starts": table_starts.BurstPlan(tables=1000, client_processes=4, own_connections=True),
         "lobby_burst": lobby_burst.CrowdPlan(players=10_000, client_processes=4, own_connections=True),
-        "moves": moves.MovesPlan(levels=(1, 10, 25, 50, 100, 200), floors_at=(1, 25, 100), split_above=50),
+        "moves": moves.MovesPlan(levels=(1, 10, 25, 50, 100, 200), floors_at=(1, 25, 100), split_above=50,
+                                 ts_at=(25, 100)),
         "placement": placement.PlacementPlan(rooms_per_cpu=(0.5, 1.0, 2.0), tables=100, split_above=50),
         "peer": {"levels": (25, 100), "moves_per_table": 75},
     }

@@ -66,9 +66,15 @@ export function isWireMap(value: unknown): value is WireMap {
 // -- encoding -------------------------------------------------------------------
 
 class Writer {
-  private buffer = new Uint8Array(256);
+  private buffer = new Uint8Array(4096);
   private view = new DataView(this.buffer.buffer);
   length = 0;
+
+  /** Starts over, keeping the buffer: one writer serves every encode (views are hashed on every delta). */
+  reset(): this {
+    this.length = 0;
+    return this;
+  }
 
   private reserve(extra: number): void {
     if (this.length + extra <= this.buffer.length) return;
@@ -110,8 +116,14 @@ class Writer {
     this.length += 1 + size;
   }
 
+  /** A copy of what was written. */
   result(): Uint8Array {
     return this.buffer.slice(0, this.length);
+  }
+
+  /** What was written, without a copy: valid until the next encode. */
+  written(): Uint8Array {
+    return this.buffer.subarray(0, this.length);
   }
 }
 
@@ -138,6 +150,17 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
     if (a[i] !== b[i]) return a[i]! - b[i]!;
   }
   return a.length - b.length;
+}
+
+/**
+ * Keys sorted by their UTF-8 bytes: JavaScript's own string order is by UTF-16
+ * code units, which differs only when a key has a character above U+FFFF (a
+ * surrogate) where another has one from U+E000 to U+FFFF. Keys without
+ * surrogates (nearly all) sort as JavaScript sorts them; the others by bytes.
+ */
+function sortedKeys(keys: string[]): string[] {
+  if (!keys.some((key) => /[\uD800-\uDFFF]/.test(key))) return keys.sort();
+  return keys.sort((a, b) => compareBytes(utf8Of(a), utf8Of(b)));
 }
 
 function writeInteger(out: Writer, value: number | bigint): void {
@@ -200,14 +223,10 @@ function write(out: Writer, value: Value): void {
   }
   if (value instanceof WireFloat) throw new CanonicalEncodingError(`the canonical encoding has no floats, got ${value.value}`);
   if (typeof value === "object") {
-    // Keys sorted by their UTF-8 bytes: JavaScript's own string order is by
-    // UTF-16 code units, which differs for characters above U+FFFF.
-    const keys = Object.keys(value).map((key) => [key, utf8Of(key)] as const);
-    keys.sort((a, b) => compareBytes(a[1], b[1]));
+    const keys = sortedKeys(Object.keys(value));
     writeHeader(out, keys.length, 0x80, 15, null, 0xde, 0xdf);
-    for (const [key, data] of keys) {
-      writeHeader(out, data.length, 0xa0, 31, 0xd9, 0xda, 0xdb);
-      out.bytes(data);
+    for (const key of keys) {
+      writeString(out, key);
       write(out, value[key]!);
     }
     return;
@@ -215,11 +234,23 @@ function write(out: Writer, value: Value): void {
   throw new CanonicalEncodingError(`${typeof value} is not MessagePack data`);
 }
 
+const shared = new Writer();
+
 /** The canonical MessagePack bytes of `value` (docs/protocol.md section 3). */
 export function encode(value: Value): Uint8Array {
-  const out = new Writer();
-  write(out, value);
-  return out.result();
+  write(shared.reset(), value);
+  return shared.result();
+}
+
+type Hasher = (bytes: Uint8Array) => string;
+let hasher: Hasher = (bytes) => bytesToHex(sha256(bytes));
+
+/**
+ * Replaces the SHA-256 the view hash uses (the portable one by default): Node's
+ * entry point installs its native one, many times faster on every delta.
+ */
+export function useSha256(hex: Hasher): void {
+  hasher = hex;
 }
 
 /** The bytes of a Commit's action: a map with a string `type`, checked here so a mistake is a local error, not a MALFORMED rejection. */
@@ -349,7 +380,8 @@ export function decode(data: Uint8Array): Value {
 
 /** Lowercase hex SHA-256 of the view's canonical bytes (section 4). */
 export function viewHash(view: View): string {
-  return bytesToHex(sha256(encode(view)));
+  write(shared.reset(), view);
+  return hasher(shared.written());
 }
 
 /**

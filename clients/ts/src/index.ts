@@ -7,3 +7,4 @@ export * from "./session.js";
 export * from "./bots.js";
 export * from "./record.js";
 export { WebTransport } from "./web.js";
+export * from "./load.js";

@@ -245,7 +245,7 @@ export class TableSession {
         reject(new Error(`table ${this.tableId}: no outcome for act_id ${id} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(id, {
-        sentAt: Date.now(),
+        sentAt: performance.now(),
         resolve: (outcome) => {
           clearTimeout(timer);
           this.pending.delete(id);
@@ -447,8 +447,8 @@ export class TableSession {
   }
 
   private outcome(actId: string, accepted: boolean, seq: number, reason: string, message: string): CommitOutcome {
-    const sentAt = this.pending.get(actId)?.sentAt ?? Date.now();
-    return { actId, accepted, seq, reason, message, duplicate: false, roundTripMs: Date.now() - sentAt };
+    const sentAt = this.pending.get(actId)?.sentAt ?? performance.now();
+    return { actId, accepted, seq, reason, message, duplicate: false, roundTripMs: performance.now() - sentAt };
   }
 
   private publish(update: ViewUpdate): void {

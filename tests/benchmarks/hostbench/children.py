@@ -230,9 +230,9 @@ class Child:
         return leftovers
 
 
-def run_to_end(name: str, argv: list[str], logdir: Path, timeout: float) -> tuple[Child, int | None]:
+def run_to_end(name: str, argv: list[str], logdir: Path, timeout: float, cwd: Path = ROOT) -> tuple[Child, int | None]:
     """Run a child to completion within `timeout`; on timeout end it (and its tree)."""
-    child = Child(name, argv, logdir)
+    child = Child(name, argv, logdir, cwd=cwd)
     try:
         code = child.wait(timeout)
     except BaseException:  # interrupted: end it before passing the interrupt on

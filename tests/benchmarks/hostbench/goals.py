@@ -18,6 +18,7 @@ CPU_X_FLOOR = 1.5
 MOVES_X_PEER = 0.8
 SEATS_PER_S = 5000.0
 CLIENTS = "Python bots against the host, Node clients against Colyseus"
+SAME_CLIENTS = "TypeScript SDK clients in Node against the host, Node clients against Colyseus"
 
 
 def measures(results: dict[str, Any]) -> dict[str, Measure]:
@@ -39,6 +40,11 @@ def measures(results: dict[str, Any]) -> dict[str, Measure]:
         found[f"moves/s ÷ Colyseus, {row['tables']} tables"] = Measure(
             row["bots"]["moves_per_s"] / theirs["moves_per_s"], "higher", target=MOVES_X_PEER,
             note=f"{row['bots']['moves_per_s']:,.0f} against {theirs['moves_per_s']:,.0f}; {CLIENTS}")
+        ts = row.get("ts_clients")
+        if ts and ts["bots"].get("moves_per_s"):
+            found[f"moves/s ÷ Colyseus, {row['tables']} tables, Node clients on both sides"] = Measure(
+                ts["bots"]["moves_per_s"] / theirs["moves_per_s"], "higher", target=MOVES_X_PEER,
+                note=f"{ts['bots']['moves_per_s']:,.0f} against {theirs['moves_per_s']:,.0f}; {SAME_CLIENTS}")
     crowd = results.get("lobby_burst", {}).get("burst")
     if crowd and crowd.get("seats_per_s"):
         found[f"seat assignments per second, {crowd['seated']:,} joining at once"] = Measure(

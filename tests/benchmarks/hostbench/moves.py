@@ -22,6 +22,11 @@ still starting while the other plays. Each level of the scaling curve is one run
 At the `floors_at` levels, the echo and echo + acks floors (hostbench.echo) run with the
 same streams, split over as many client processes started the same way, as many rounds
 per group as the bots made moves per table; their histograms are merged exactly.
+
+At the `ts_at` levels the same tables are played again with the TypeScript SDK as the
+client (clients/ts/scripts/load.mjs in Node processes, split and started the same way,
+built first with `npm ci` and `npm run build`), so the host's figures with Node clients
+stand beside Colyseus's with Node clients, and beside its own with Python bots.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hostbench import stats
+from hostbench import ROOT, stats
 from hostbench.children import Budget, Child, run_to_end, tablehost_argv, worker_argv
 from hostbench.host import HOST_KINDS, HostUnderTest, LOAD_GENERATOR_EXEMPT
 from hostbench.procs import MIB, cpu_delta_by_kind, cpu_s
@@ -43,6 +48,8 @@ ECHO_LIFETIME_S = 1800.0
 ECHO_RUN_S = 150.0
 MIN_ROUNDS, MAX_ROUNDS = 20, 400
 FIRST_PSS_READING_S = 0.3
+TS_PACKAGE = ROOT / "clients" / "ts"
+NPM_TIMEOUT_S = 300.0
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,7 @@ class MovesPlan:
     split_above: int
     bots_timeout_s: float = 240.0
     pss_every_s: float = 1.0
+    ts_at: tuple[int, ...] = ()
 
 
 def split(tables: int, plan: MovesPlan) -> list[int]:
@@ -99,17 +107,42 @@ class PeakPss:
 
 
 def run_bots(host: HostUnderTest, shares: list[int], logdir: Path, seed: int, label: str,
-          timeout_s: float) -> list[dict[str, Any]]:
+             timeout_s: float) -> list[dict[str, Any]]:
     """Bots processes, one per share, started together once each has imported
     everything (hostbench.worker bots: the run `tablehost bots --json` makes); their
     JSON summaries, each with the CPU its process used while playing."""
-    children = [
+    return _run_together([
         Child(f"bots-{label}-{index}",
               worker_argv("bots", "--target", host.target, "--tables", str(share),
                           "--seed", str(seed + 100_000 * index), "--timeout", str(timeout_s)),
               logdir, stdin=True)
         for index, share in enumerate(shares)
-    ]
+    ], timeout_s)
+
+
+def build_ts_clients(logdir: Path, budget: Budget) -> None:
+    """The TypeScript SDK installed from its lock file and compiled, for load.mjs."""
+    for name, argv in (("npm-ci", ["npm", "ci", "--no-audit", "--no-fund"]), ("npm-build", ["npm", "run", "build"])):
+        child, code = run_to_end(name, argv, logdir, budget.seconds(NPM_TIMEOUT_S), cwd=TS_PACKAGE)
+        if code != 0:
+            raise RuntimeError(f"{' '.join(argv)} in clients/ts failed ({code}); see {child.stderr_path}")
+
+
+def run_ts_clients(host: HostUnderTest, shares: list[int], logdir: Path, seed: int, label: str,
+                   timeout_s: float) -> list[dict[str, Any]]:
+    """Node processes playing the tables with the TypeScript SDK, one per share,
+    started together as the bots are; their JSON summaries."""
+    return _run_together([
+        Child(f"ts-{label}-{index}",
+              ["node", str(TS_PACKAGE / "scripts" / "load.mjs"), "--target", host.target, "--tables", str(share),
+               "--seed", str(seed + 100_000 * index), "--timeout", str(timeout_s), "--wait-go"],
+              logdir, stdin=True)
+        for index, share in enumerate(shares)
+    ], timeout_s)
+
+
+def _run_together(children: list[Child], timeout_s: float) -> list[dict[str, Any]]:
+    """Each child says it is ready, all are told to go at once, each prints its summary."""
     summaries = []
     try:
         for child in children:
@@ -124,6 +157,23 @@ def run_bots(host: HostUnderTest, shares: list[int], logdir: Path, seed: int, la
         for child in children:
             child.stop(grace_s=3)
     return summaries
+
+
+def _played(host: HostUnderTest, plan: MovesPlan, clients: Any) -> dict[str, Any]:
+    """One run of client processes (`clients()` returns their summaries), with what
+    the host's processes spent meanwhile, by kind, and the host tree's peak PSS."""
+    host_before = host.reading(memory=False)
+    with PeakPss(host, plan.pss_every_s) as pss:
+        summaries = clients()
+    used = cpu_delta_by_kind(host_before, host.reading(memory=False))
+    played = merge_bots(summaries)
+    cpu = {**{kind: round(used.get(kind, 0.0), 4) for kind in HOST_KINDS},
+           "clients": round(sum(summary.get("client_cpu_s", 0.0) for summary in summaries), 4)}
+    host_cpu = sum(cpu[kind] for kind in HOST_KINDS)
+    return {
+        "bots": played, "cpu_s": cpu, "server_cpu_ms_per_move": round(host_cpu * 1000 / max(1, played["moves"]), 4),
+        "host_pss_peak_mib": round(pss.peak_mib, 1), "host_pss_by_kind_at_peak": pss.by_kind_at_peak,
+    }
 
 
 def merge_bots(summaries: list[dict[str, Any]]) -> dict[str, Any]:
@@ -210,34 +260,35 @@ def run(plan: MovesPlan, logdir: Path, budget: Budget, seed: int) -> dict[str, A
         print(f"  warm-up game (tablehost bots --json): {warm['moves']} moves, ok {warm['ok']}", flush=True)
         time.sleep(0.5)
 
+        if plan.ts_at:
+            build_ts_clients(logdir, budget)
         for tables in plan.levels:
             shares = split(tables, plan)
             started_before = _tables_started(host)
-            host_before = host.reading(memory=False)
-            with PeakPss(host, plan.pss_every_s) as pss:
-                summaries = run_bots(host, shares, logdir, seed + 1000 * tables, str(tables),
-                                  budget.seconds(plan.bots_timeout_s))
-            used = cpu_delta_by_kind(host_before, host.reading(memory=False))
-            clients = sum(summary.get("client_cpu_s", 0.0) for summary in summaries)
-            bots = merge_bots(summaries)
+            played = _played(host, plan, lambda: run_bots(host, shares, logdir, seed + 1000 * tables, str(tables),
+                                                          budget.seconds(plan.bots_timeout_s)))
+            bots = played["bots"]
             time.sleep(0.5)  # a finished table closes as its last stream does: let them go
             status = host.status()
             row: dict[str, Any] = {
                 "tables": tables,
-                "bots": bots,
+                **played,
                 "tables_started": int(status["tables_started"]) - started_before,
                 "tables_running_after": int(status["tables"]),
                 "rooms": int(status["rooms"]),
-                "cpu_s": {**{kind: round(used.get(kind, 0.0), 4) for kind in HOST_KINDS}, "clients": round(clients, 4)},
-                "host_pss_peak_mib": round(pss.peak_mib, 1),
-                "host_pss_by_kind_at_peak": pss.by_kind_at_peak,
             }
-            host_cpu = sum(row["cpu_s"][kind] for kind in HOST_KINDS)
-            row["server_cpu_ms_per_move"] = round(host_cpu * 1000 / max(1, bots["moves"]), 4)
             print(f"  {tables} tables ({len(shares)} bots process{'es' if len(shares) > 1 else ''}): "
                   f"{bots['moves']} moves, {bots['moves_per_s']:.0f} moves/s, p50 {bots['p50_ms']} ms, "
                   f"p99 {bots['p99_ms']} ms, server CPU {row['server_cpu_ms_per_move']:.3f} ms/move, "
                   f"host PSS {row['host_pss_peak_mib']:.0f} MiB, errors {bots['errors']}", flush=True)
+            if tables in plan.ts_at:
+                ts = row["ts_clients"] = _played(host, plan, lambda: run_ts_clients(
+                    host, shares, logdir, seed + 1000 * tables, str(tables), budget.seconds(plan.bots_timeout_s)))
+                time.sleep(0.5)
+                print(f"    TypeScript SDK clients: {ts['bots']['moves']} moves, {ts['bots']['moves_per_s']:.0f} "
+                      f"moves/s, p50 {ts['bots']['p50_ms']:.1f} ms, p99 {ts['bots']['p99_ms']:.1f} ms, server CPU "
+                      f"{ts['server_cpu_ms_per_move']:.3f} ms/move, desyncs {ts['bots']['desyncs']}, errors "
+                      f"{ts['bots']['errors']}", flush=True)
             if tables in plan.floors_at:
                 rounds = max(MIN_ROUNDS, min(MAX_ROUNDS, round(bots["moves"] / tables)))
                 for key, acks in (("echo", False), ("echo_acks", True)):

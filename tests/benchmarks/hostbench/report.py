@@ -467,6 +467,21 @@ def _moves(results: dict[str, Any]) -> list[str]:
                 f"| {x(ratio(bots['p50_ms'], theirs['p50_ms']))} | {x(ratio(bots['p99_ms'], theirs['p99_ms']))} "
                 f"| {x(ratio(bots['moves_per_s'], theirs['moves_per_s']))} | {x(ratio(host_cpu, peer_cpu))} |"
             )
+        ts = row.get("ts_clients")
+        if ts is not None:
+            played = ts["bots"]
+            peer_cells = "| | | | |"
+            if theirs is not None:
+                peer_cpu = theirs.get("server_cpu_ms_per_move", float("nan"))
+                peer_cells = (f"| {x(ratio(played['p50_ms'], theirs['p50_ms']))} "
+                              f"| {x(ratio(played['p99_ms'], theirs['p99_ms']))} "
+                              f"| {x(ratio(played['moves_per_s'], theirs['moves_per_s']))} "
+                              f"| {x(ratio(ts['server_cpu_ms_per_move'], peer_cpu))} (÷ Colyseus) |")
+            lines.append(
+                f"| {tables_word(row['tables'])}: host, TypeScript SDK clients | {n(played['moves'])} "
+                f"| {ms(played['p50_ms'])} | {ms(played['p99_ms'])} | {played['moves_per_s']:,.0f} moves/s "
+                f"| {ts['server_cpu_ms_per_move']:.3f} ms {peer_cells}"
+            )
     lines.append("")
     extra_peer = [level for level in peer.get("levels", []) if level.get("tables") not in {r["tables"] for r in floors}]
     for level in extra_peer:
@@ -496,6 +511,14 @@ def _moves(results: dict[str, Any]) -> list[str]:
             lines.append(f"| {tables_word(row['tables'])}: {name} | {floor['client_cpu_s'] * 1000 / trips:.2f} "
                          f"| | | | | {floor['server_cpu_s'] * 1000 / trips:.2f} (its server) "
                          f"| {ratio(floor['client_cpu_s'] + floor['server_cpu_s'], floor['elapsed_s']):.2f} |")
+        ts = row.get("ts_clients")
+        if ts is not None:
+            ts_cpu, ts_count = ts["cpu_s"], max(1, ts["bots"]["moves"])
+            ts_per = {k: ts_cpu[k] * 1000 / ts_count for k in ts_cpu}
+            lines.append(f"| {tables_word(row['tables'])}: host, TypeScript SDK clients | {ts_per['clients']:.2f} "
+                         f"| {ts_per['rooms']:.2f} | {ts_per['front_door']:.2f} | {ts_per['lobby']:.2f} "
+                         f"| {ts_per['ray']:.2f} | {sum(ts_cpu[k] for k in HOST_KINDS) * 1000 / ts_count:.2f} "
+                         f"| {ratio(sum(ts_cpu.values()), ts['bots']['elapsed_s']):.2f} |")
         theirs = _peer_at(results, row["tables"])
         if theirs is not None and "server_cpu_s" in theirs:
             count = max(1, theirs["moves"])
@@ -524,12 +547,25 @@ def _moves(results: dict[str, Any]) -> list[str]:
         lines += ["Against the peer, which runs no rules, builds no per-seat views and hashes nothing: "
                   + "; ".join(parts) + ". Our bots are Python and its clients Node, on the same 2 cores; each side's "
                   "clients' CPU per move is in the table above.", ""]
+    same = [(row["tables"], row["ts_clients"], theirs) for row, theirs in compared if "ts_clients" in row]
+    if same:
+        lines += ["With Node clients on both sides (the TypeScript SDK against the host, Colyseus's own against "
+                  "Colyseus): " + "; ".join(
+                      f"at {tables_word(tables)} the host made {ratio(ts['bots']['moves_per_s'], theirs['moves_per_s']):.2f} "
+                      f"of the peer's moves/s ({ts['bots']['moves_per_s']:,.0f} against {theirs['moves_per_s']:,.0f}), "
+                      f"its clients spending {ts['cpu_s']['clients'] * 1000 / max(1, ts['bots']['moves']):.2f} ms of CPU "
+                      f"per move against the peer's clients' {theirs['clients_cpu_s'] * 1000 / max(1, theirs['moves']):.2f} ms"
+                      for tables, ts, theirs in same) + ".", ""]
     for row in moves["levels"]:
         bots = row["bots"]
         if bots["errors"] or bots["desyncs"] or bots["rejects"] or row["tables_started"] != row["tables"]:
             lines.append(f"- {tables_word(row['tables'])}: {row['tables_started']} tables started, rejects "
                          f"{bots['rejects']}, desyncs {bots['desyncs']}, errors {bots['errors']}: "
                          f"{bots['error_messages'][:2]}")
+        ts = row.get("ts_clients", {}).get("bots")
+        if ts and (ts["errors"] or ts["desyncs"] or ts["rejects"]):
+            lines.append(f"- {tables_word(row['tables'])}, TypeScript SDK clients: rejects {ts['rejects']}, desyncs "
+                         f"{ts['desyncs']}, errors {ts['errors']}: {ts['error_messages'][:2]}")
     return lines
 
 
