@@ -8101,6 +8101,7 @@ var TableSession = class _TableSession {
     stream.send(encodeMessage("ClientMessage", {
       hello: { seat_token: this.assignment.seat_token, last_seq: this.haveView ? this.seqNow : 0, entropy: this.entropy }
     }));
+    this.notify();
   }
   ended(status, refused) {
     this.stream = null;

@@ -312,6 +312,7 @@ export class TableSession {
     stream.send(encodeMessage("ClientMessage", {
       hello: { seat_token: this.assignment.seat_token, last_seq: this.haveView ? this.seqNow : 0, entropy: this.entropy },
     }));
+    this.notify(); // connected again: a waiter for a request may act once the view is in step
   }
 
   private ended(status: CallStatus, refused: string | null): void {
