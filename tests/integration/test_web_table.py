@@ -4,7 +4,8 @@ host, through the web gateway only: a person-like script plays a whole Big
 Two game and a whole Duel against bots by clicking (Big Two: it selects the
 cards of a play in its hand, then presses Play, or presses Pass; Duel: it
 attacks, plays cards and ends turns with the offered actions), and the page
-checks every view hash and the deal. It also spectates a table Python bots
+checks every view hash and the deal; and a two-seat Kingdoms game by clicking what
+is offered. It also spectates a table Python bots
 play, and follows a tournament's standings to its end.
 
 With TABLEHOST_WEB_SCREENSHOT=DIR the test saves the pages there
@@ -164,6 +165,29 @@ def test_a_person_plays_a_duel_to_the_end_by_clicking(browser, host) -> None:
         click(browser, f'.action[data-index="{index}"]')
         clicks += 1
         assert clicks < MAX_CLICKS, "the duel did not end"
+    finish_checked(browser)
+
+
+def test_a_person_plays_kingdoms_to_the_end_by_clicking(browser, host) -> None:
+    """Two seats, the person against one bot: whatever is offered is clicked,
+    a choice too large to list answered with its default."""
+    page(browser, host)
+    Select(browser.find_element(By.ID, "game")).select_by_value("kingdoms")
+    seats = browser.find_element(By.ID, "seats")
+    seats.clear()
+    seats.send_keys("2")
+    start_against_bots(browser, "kingdoms")
+    chooser = random.Random(11)
+    clicks = 0
+    while not game_over(browser):
+        when_ready(browser, my_turn_or_over(browser, ".action"), timeout=60)
+        if game_over(browser):
+            break
+        listed = len(browser.find_elements(By.CSS_SELECTOR, ".action[data-index]"))
+        # One of the listed actions at random, or the default offered for a choice too large to list.
+        click(browser, f'.action[data-index="{chooser.randrange(listed)}"]' if listed else '.action[data-type="default"]')
+        clicks += 1
+        assert clicks < 3 * MAX_CLICKS, "the game did not end"
     finish_checked(browser)
 
 
