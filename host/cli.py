@@ -35,7 +35,7 @@ async def _serve(config: HostConfig) -> None:
     if host.metrics is not None:
         print(f"metrics on http://{host.metrics.address}/metrics (rooms: /targets)", flush=True)
     if host.web is not None:
-        print(f"web table on http://{host.web.address}/", flush=True)
+        print(f"web table on {host.web.scheme}://{host.web.address}/", flush=True)
     print(f"admin on {host.admin_target}", flush=True)
     if host.console is not None:
         print(f"console on http://{host.console.address}/", flush=True)

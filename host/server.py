@@ -212,7 +212,8 @@ class Host:
         if self.config.web_port is not None:
             self.web = WebGateway(self.target, self._forward_key, self.config.token_secret, self.config.host,
                                   self.config.web_port, self.config.hello_timeout_s,
-                                  tls_root_cert=self.config.tls_cert_pem or None)
+                                  tls=(self.config.tls_cert_pem, self.config.tls_key_pem) if self.config.tls_cert_pem
+                                  else None)
             await self.web.start()
         if self.config.metrics_port is not None:
             self.metrics = DoorMetrics(self.lobby, self.waiting, self.config.host, self.config.metrics_port)

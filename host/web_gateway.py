@@ -27,6 +27,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import ssl
+import tempfile
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -76,14 +78,18 @@ class WebGateway:
     players' port) and to the rooms."""
 
     def __init__(self, door_target: str, forward_key: str, token_secret: bytes, host: str, port: int,
-                 hello_timeout_s: float, tls_root_cert: bytes | None = None) -> None:
+                 hello_timeout_s: float, tls: tuple[bytes, bytes] | None = None) -> None:
+        """`tls`: the host's certificate chain and key (PEM). Given, the web
+        port serves HTTPS and WSS only, as the gRPC ports serve TLS only, and
+        the relayed calls trust that certificate."""
         self.door_target = door_target
         self.token_secret = token_secret
         self.forward_key = forward_key
         self.host = host
         self.port = port
         self.hello_timeout_s = hello_timeout_s
-        self._credentials = grpc.ssl_channel_credentials(tls_root_cert) if tls_root_cert else None
+        self._tls = tls
+        self._credentials = grpc.ssl_channel_credentials(tls[0]) if tls else None
         self._door: aio.Channel | None = None
         self._runner: web.AppRunner | None = None
         self._streams: Counter[str] = Counter()
@@ -91,6 +97,10 @@ class WebGateway:
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self._tls else "http"
 
     def _channel(self, target: str) -> aio.Channel:
         if self._credentials is not None:
@@ -108,12 +118,26 @@ class WebGateway:
         # was waiting on leaves the queue at once, as a gRPC cancel does.
         self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port)
+        site = web.TCPSite(self._runner, self.host, self.port, ssl_context=self._ssl_context())
         await site.start()
         if self.port == 0:
             server = site._server
             assert server is not None
             self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+
+    def _ssl_context(self) -> ssl.SSLContext | None:
+        if self._tls is None:
+            return None
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        # The ssl module loads a certificate and key from files only: a private
+        # folder for the moment it takes.
+        with tempfile.TemporaryDirectory() as folder:
+            cert, key = Path(folder) / "cert.pem", Path(folder) / "key.pem"
+            cert.write_bytes(self._tls[0])
+            key.touch(mode=0o600)
+            key.write_bytes(self._tls[1])
+            context.load_cert_chain(cert, key)
+        return context
 
     async def stop(self) -> None:
         if self._runner is not None:

@@ -8,10 +8,14 @@ run, and a seat token of the last run is refused."""
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import os
 import signal
+import ssl
 import subprocess
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import grpc
@@ -22,7 +26,7 @@ from support import close_all, play_randomly
 from test_cli import ROOT, TABLEHOST, wait_for_line
 
 from tablehost.clients.sdk import LobbyClient, LobbyError, TableSession
-from tablehost.v1 import table_pb2
+from tablehost.v1 import lobby_pb2, table_pb2
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -54,6 +58,7 @@ class ServedHost:
             env={**os.environ, "TABLEHOST_TOKEN_SECRET": SECRET},
         )
         self.target = wait_for_line(self.process, "listening on ", 90).removeprefix("listening on ")
+        self.web = wait_for_line(self.process, "web table on ", 10).removeprefix("web table on ").rstrip("/")
         self.admin_target = wait_for_line(self.process, "admin on ", 10).removeprefix("admin on ")
 
     def stop(self) -> int:
@@ -63,6 +68,18 @@ class ServedHost:
         finally:
             if self.process.poll() is None:
                 self.process.kill()
+
+
+def web_lookup(web: str, ca: Path | None) -> tuple[int, dict]:
+    """A LookupTable through the web gateway: its HTTP status and JSON status."""
+    request = urllib.request.Request(f"{web}/v1/rpc/tablehost.v1.Lobby/LookupTable", method="POST",
+                                     data=lobby_pb2.LookupTableRequest(table_id="bigtwo-none-1-000000").SerializeToString())
+    context = ssl.create_default_context(cafile=str(ca)) if ca else None
+    try:
+        with urllib.request.urlopen(request, timeout=10, context=context) as answer:
+            return answer.status, {}
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
 
 
 async def seat_over_tls(target: str, ca: bytes) -> tuple[list[LobbyClient], list[TableSession]]:
@@ -130,6 +147,10 @@ def test_games_through_tls_plaintext_refused_and_no_token_outlives_a_restart(cer
                                       capture_output=True, text=True, timeout=60, env=with_token)
         bots = subprocess.run(TABLEHOST + ["bots", "--target", first_run.target, "--tls-ca", str(certificates["ca"]),
                                            "--tables", "1", "--json"], capture_output=True, text=True, timeout=120)
+        # The web gateway serves HTTPS only, and relays to the front door over TLS.
+        web_over_tls = web_lookup(first_run.web, certificates["ca"])
+        with pytest.raises((urllib.error.URLError, OSError, http.client.HTTPException)):
+            web_lookup(first_run.web.replace("https://", "http://"), None)
     finally:
         assert first_run.stop() == 0
 
@@ -139,6 +160,7 @@ def test_games_through_tls_plaintext_refused_and_no_token_outlives_a_restart(cer
     assert plain_status.returncode == 1 and "UNAVAILABLE" in plain_status.stderr
     assert bots.returncode == 0, bots.stderr
     assert json.loads(bots.stdout.strip().splitlines()[-1])["games_completed"] == 1
+    assert first_run.web.startswith("https://") and web_over_tls[0] == 404 and web_over_tls[1]["code"] == 5
 
     second_run = ServedHost(certificates)
     try:
