@@ -498,10 +498,11 @@ def test_the_kuberay_ports_agree_with_the_flags(monkeypatch: pytest.MonkeyPatch)
     objects = kuberay_objects()
     ports = {port["name"]: port["containerPort"] for port in front_door_container(objects[("Deployment", "front-door")])["ports"]}
     assert ports == {"grpc": config.port, "metrics": config.metrics_port, "admin": config.admin_port,
-                     "console": config.console_port}
+                     "console": config.console_port, "web": config.web_port}
     lobby, metrics_service = objects[("Service", "tablehost-lobby")], objects[("Service", "front-door")]
     assert lobby["spec"]["type"] == "LoadBalancer"
-    assert [(p["port"], p["targetPort"]) for p in lobby["spec"]["ports"]] == [(config.port, "grpc")]
+    assert [(p["port"], p["targetPort"]) for p in lobby["spec"]["ports"]] == [(config.port, "grpc"),
+                                                                              (config.web_port, "web")]
     # The admin plane never behind the players' load balancer: a Service inside the cluster.
     admin = objects[("Service", "tablehost-admin")]
     assert admin["spec"]["type"] == "ClusterIP" and config.admin_host == "0.0.0.0"
@@ -901,7 +902,7 @@ def test_the_cluster_launcher_config_is_valid_and_opens_only_the_players_ports(
     host = the_cluster_config(monkeypatch)
     opened = {port for rule in config["provider"]["security_group"]["IpPermissions"]
               for port in range(rule["FromPort"], rule["ToPort"] + 1)}
-    assert opened == {host.port, *range(host.room_port_min, host.room_port_max + 1)}
+    assert opened == {host.port, host.web_port, *range(host.room_port_min, host.room_port_max + 1)}
     # Room nodes follow demand: rooms ask for the tablehost_room slots the room node type declares.
     assert host.rooms_follow_demand
     for name, node_type in config["available_node_types"].items():
@@ -1021,7 +1022,7 @@ def test_the_dockerfile_exposes_the_ports_the_deployments_use(monkeypatch: pytes
     config = the_cluster_config(monkeypatch)
     [exposed] = [argument.split() for instruction, argument in dockerfile_instructions() if instruction == "EXPOSE"]
     ports = {port for entry in exposed for port in port_range(entry)}
-    assert ports == {config.port, config.admin_port, config.console_port, config.metrics_port,
+    assert ports == {config.port, config.admin_port, config.console_port, config.web_port, config.metrics_port,
                      *range(config.room_port_min, config.room_port_max + 1)}
 
 
