@@ -37,11 +37,12 @@ from tablehost.actors.client_limits import ClientLimits
 from tablehost.actors.config import LobbyConfig
 from tablehost.actors.log_format import configure_logging
 from tablehost.actors.matchmaking import Entrant, Gathering, GatheringKey, Group, LobbyRefused, Matchmaker, Refusal
-from tablehost.actors.process_tuning import tune_garbage_collection
 from tablehost.actors.placement import ANY_NODE, ROOM_RESOURCE, Placement, Room, RoomState, room_number
+from tablehost.actors.process_tuning import tune_garbage_collection
+from tablehost.actors.ray_classes import actor_class
 from tablehost.actors.room import RoomActor, room_actor_name
-from tablehost.actors.store import StoreError, open_store
 from tablehost.actors.round_watch import RoundWatch
+from tablehost.actors.store import StoreError, open_store
 from tablehost.actors.table_admin import TableAdmin, TableListing
 from tablehost.actors.table_directory import TableDirectory, TableRecord
 from tablehost.actors.tokens import SPECTATOR_SEAT, SeatClaim, sign_seat_token
@@ -233,7 +234,7 @@ class LobbyActor:
             except LobbyRefused as refusal:
                 refused[join["ticket"]] = (refusal.refusal.value, refusal.message)
             except Exception:  # a bug met by one player's join: that player alone is refused
-                log.exception("the join of ticket %s failed", brief(join.get("ticket")))
+                log.exception("the join of ticket %s failed", brief(str(join.get("ticket"))))
                 refused[join["ticket"]] = (Refusal.INTERNAL.value, "this join could not be taken; join again")
         for group_id, ticket, present in answers:
             self._each("an answer to a proposal", lambda: self._answer(group_id, ticket, present))
@@ -828,11 +829,12 @@ class LobbyActor:
         the record and tell each player's front door."""
         by_ticket = {entrant.ticket: entrant for entrant in pending.group.entrants}
         names, game = record["players"], record["game"]
-        self.directory.add(TableRecord.from_plain(record, room.room_id, room.endpoint))
+        added = TableRecord.from_plain(record, room.room_id, room.endpoint)
+        self.directory.add(added)
         log.info("table %s started in room %s, commitment %s, seats %s", pending.table_id, room.room_id,
                  record["commitment"][:16], names)
         if pending.placed is not None:
-            pending.placed.set_result(self._placed(self.directory.get(pending.table_id)))
+            pending.placed.set_result(self._placed(added))
             return
         for seat, ticket in enumerate(record["tickets"]):
             entrant = by_ticket[ticket]
@@ -890,16 +892,16 @@ class LobbyActor:
         not take its rooms' games with it, and finds them again."""
         lobby = ray.get_runtime_context().current_actor
         named = {"name": room_actor_name(LOBBY_NAME, room_id), "namespace": NAMESPACE, "lifetime": "detached"}
-        handle = None
+        handle: Any = None
         try:
             try:
                 if node_id == ANY_NODE:
                     # Wherever a room node has a free room slot; while none
                     # has, the room waits, and Ray's autoscaler adds a node.
-                    handle = RoomActor.options(resources={ROOM_RESOURCE: 1}, **named).remote(
+                    handle = actor_class(RoomActor).options(resources={ROOM_RESOURCE: 1}, **named).remote(
                         room_id, self.config.room, lobby)
                 else:
-                    handle = RoomActor.options(
+                    handle = actor_class(RoomActor).options(
                         scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False), **named
                     ).remote(room_id, self.config.room, lobby)
                 started = await handle.start.remote()
@@ -907,7 +909,7 @@ class LobbyActor:
                 # The node went away between choosing it and placing the room.
                 log.warning("room %s could not start on node %s (%s); letting Ray place it", room_id, node_id, error)
                 ray.kill(handle)  # frees its name
-                handle = RoomActor.options(**named).remote(room_id, self.config.room, lobby)
+                handle = actor_class(RoomActor).options(**named).remote(room_id, self.config.room, lobby)
                 started = await handle.start.remote()
         except Exception:  # a room that cannot start must not take the lobby down
             log.exception("room %s failed to start", room_id)
@@ -945,7 +947,7 @@ class LobbyActor:
             except ValueError:
                 continue  # it died since the listing
         me = ray.get_runtime_context().current_actor
-        asked = {handle.inventory.remote(me): name for name, handle in handles.items()}
+        asked: dict[Any, str] = {handle.inventory.remote(me): name for name, handle in handles.items()}
         answered, _ = ray.wait(list(asked), num_returns=len(asked), timeout=ROOM_INVENTORY_TIMEOUT_S)
         now = time.monotonic()
         for reference, name in asked.items():
@@ -954,7 +956,7 @@ class LobbyActor:
             try:
                 if reference not in answered:
                     raise TimeoutError(f"no answer within {ROOM_INVENTORY_TIMEOUT_S:.0f} s")
-                inventory = ray.get(reference)
+                inventory: dict[str, Any] = ray.get(reference)
             except (ray.exceptions.RayError, TimeoutError) as error:
                 log.warning("room %s could not be taken back (%s); stopping it", room_id, error)
                 ray.kill(handle)

@@ -36,7 +36,7 @@ class JsonFormatter(logging.Formatter):
     level, logger, message, the record's FIELDS when it has them, and the
     exception's traceback as `exception`."""
 
-    converter = time.gmtime
+    converter = staticmethod(time.gmtime)
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {

@@ -338,6 +338,7 @@ class RoomActor:
         return [await self._resume_one(table_id) for table_id in table_ids]
 
     async def _resume_one(self, table_id: str) -> dict[str, Any]:
+        assert self.store is not None  # resume_tables answers for a room without one
         try:
             stored = await through_outage(self.store.claim, table_id)
             rules = self.catalog.rules(stored.header["match"]["game"])

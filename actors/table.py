@@ -506,6 +506,7 @@ class Table:
         if self._since_checkpoint >= CHECKPOINT_EVERY:
             self._since_checkpoint = 0
             accepted = {f"{seat}:{act}": seq for (seat, act), seq in self._outcomes.items() if isinstance(seq, int)}
+            assert self.match.state is not None  # a journal entry is a move of a dealt match
             checkpoint = Checkpoint(entry.seq, self.match.state, accepted,
                                     [command.to_plain() for command in self.match.commands])
         self._journal.submit(self, entry, checkpoint)

@@ -9,6 +9,7 @@ tournament asking for the table's result gets the places decided."""
 from __future__ import annotations
 
 import asyncio
+import builtins
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -77,7 +78,7 @@ class TableAdmin:
         await self._ask_room(record, "remove_seat", table_id, seat, record.removed[seat])
         return f"seat {seat} of table {table_id} ({record.players[seat]}) removed; the timer plays its turns"
 
-    async def adjudicate(self, table_id: str, places: list[int], reason: str) -> str:
+    async def adjudicate(self, table_id: str, places: builtins.list[int], reason: str) -> str:
         record = self._running(table_id)
         seats = len(record.players)
         if len(places) != seats or not all(0 <= place < seats for place in places):

@@ -52,7 +52,9 @@ TABLE_SERVICE = pb.DESCRIPTOR.services_by_name["Table"].full_name
 
 # The one mapping between the host's reasons and the wire's: by name
 # (tests/unit/test_reject_reasons.py checks that every reason has its enum value).
-WIRE_REASON: dict[Reason, int] = {reason: pb.RejectReason.Value(f"REJECT_REASON_{reason.name}") for reason in Reason}
+WIRE_REASON: dict[Reason, pb.RejectReason] = {
+    reason: pb.RejectReason.Value(f"REJECT_REASON_{reason.name}") for reason in Reason
+}
 
 # How long a stream's handler waits for its final status to be sent. A
 # client that does not read holds the status back behind what it has not
@@ -297,11 +299,11 @@ class TableService:
             async for data in requests:
                 message = parse_client_message(data)
                 kind = None if message is None else message.WhichOneof("kind")
-                if kind == "commit":
+                if message is not None and kind == "commit":
                     table.commit(subscriber, message.commit.act_id, message.commit.action)
                 elif table.rate_limited(subscriber):
                     pass  # answered, or the stream ended for flooding
-                elif kind == "ack":
+                elif message is not None and kind == "ack":
                     table.ack(subscriber, message.ack.seq, message.ack.view_hash)
                 elif message is None:
                     subscriber.outbox.put(RejectionOut(

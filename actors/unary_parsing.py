@@ -128,6 +128,7 @@ async def _admitted(method: MethodDescriptor, request_class: type[Message], requ
             guard.spend(client, method.name)
     except Refused as refused:
         await context.abort(refused.code, refused.details)
+    assert data is not None  # refused above otherwise
     try:
         request = request_class.FromString(data)
     except (DecodeError, RecursionError, ValueError):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+from typing import overload
 import secrets
 import ssl
 import tempfile
@@ -19,8 +20,18 @@ from tablehost.host.admin_auth import DEFAULT_TOKEN_FILE
 from tablehost.host.identity import load_verifier
 
 
+@overload
+def _env(name: str, default: str) -> str: ...
+@overload
+def _env(name: str, default: None = None) -> str | None: ...
 def _env(name: str, default: str | None = None) -> str | None:
     return os.environ.get(f"TABLEHOST_{name}", default)
+
+
+def _env_int(name: str, default: int | None = None) -> int | None:
+    """A TABLEHOST_ variable as an integer, or `default` when unset or empty."""
+    text = _env(name)
+    return int(text) if text else default
 
 
 def _env_list(name: str) -> list[str]:
@@ -236,7 +247,7 @@ class HostConfig:
                             help="start rooms only for tables waiting and the free-slot reserve, each asking Ray for "
                                  "one unit of the tablehost_room resource room nodes declare, so Ray's autoscaler "
                                  "adds and removes room nodes; idle rooms are released, the last one too")
-        parser.add_argument("--free-slots", type=int, default=int(_env("FREE_SLOTS")) if _env("FREE_SLOTS") else None,
+        parser.add_argument("--free-slots", type=int, default=_env_int("FREE_SLOTS"),
                             help="free table slots kept ready in started rooms (default: a quarter of a room)")
         parser.add_argument("--idle-release", type=float, default=float(_env("IDLE_RELEASE_S", "300")),
                             help="seconds an empty room beyond the reserve is kept")
@@ -249,7 +260,7 @@ class HostConfig:
         parser.add_argument("--linger", type=float, default=float(_env("LINGER_S", "5")), help="seconds a finished table stays open")
         parser.add_argument("--abandon-after", type=float, default=float(_env("ABANDON_AFTER_S", "60")),
                             help="seconds a table with every player away is kept")
-        parser.add_argument("--seed", type=int, default=int(_env("SEED")) if _env("SEED") else None,
+        parser.add_argument("--seed", type=int, default=_env_int("SEED"),
                             help="a fixed lobby seed: table ids and every table's secret seed follow from it, so "
                                  "deals repeat (tests and reproducible runs only: players could predict them)")
         parser.add_argument("--turn-timeout", action="append", default=[], metavar="GAME=MS", help="turn timer per game")
@@ -281,7 +292,7 @@ class HostConfig:
         parser.add_argument("--room-tls-key", default=_env("ROOM_TLS_KEY", ""), metavar="FILE|env:NAME",
                             help="the key of --room-tls-cert, found the same way")
         parser.add_argument("--metrics-port", type=int,
-                            default=int(_env("METRICS_PORT")) if _env("METRICS_PORT") else None, metavar="PORT",
+                            default=_env_int("METRICS_PORT"), metavar="PORT",
                             help="serve Prometheus metrics here (/metrics, and /targets listing every room's); "
                                  "0: any free port; default: no metrics")
         parser.add_argument("--log-format", choices=LOG_FORMATS, default=_env("LOG_FORMAT", "text"),
@@ -304,11 +315,11 @@ class HostConfig:
         parser.add_argument("--audit-file", default=_env("AUDIT_FILE", ""), metavar="FILE",
                             help="also write every admin action here, a JSON object a line (rotated at 16 MiB)")
         parser.add_argument("--console-port", type=int,
-                            default=int(_env("CONSOLE_PORT")) if _env("CONSOLE_PORT") else (50053 if serving else None),
+                            default=_env_int("CONSOLE_PORT", 50053 if serving else None),
                             metavar="PORT", help="serve the admin console (a web page) on this port of --admin-host; "
                                                  "0: any free port" + ("" if serving else "; default: none"))
         parser.add_argument("--web-port", type=int,
-                            default=int(_env("WEB_PORT")) if _env("WEB_PORT") else (50054 if serving else None),
+                            default=_env_int("WEB_PORT", 50054 if serving else None),
                             metavar="PORT", help="serve the web table and the browsers' gateway (HTTP and WebSocket) "
                                                  "on this port of --host; 0: any free port"
                                                  + ("" if serving else "; default: none"))

@@ -196,7 +196,7 @@ class Console:
         answer its message as JSON (or its refusal, with its status)."""
         context = ConsoleContext(request.headers.get("Authorization", ""), f"ipv4:{request.remote}")
         try:
-            CLIENT.set(self._guard.client_of(context))  # type: ignore[arg-type]
+            CLIENT.set(self._guard.client_of(context))
             answer = await call(context)
         except Refused as refused:
             return _refusal(refused.code, refused.details)
@@ -210,7 +210,7 @@ class Console:
         page goes."""
         context = ConsoleContext(request.headers.get("Authorization", ""), f"ipv4:{request.remote}")
         try:
-            self._guard.client_of(context)  # type: ignore[arg-type]
+            self._guard.client_of(context)
         except Refused as refused:
             return _refusal(refused.code, refused.details)
         if self._watchers >= MAX_WATCHERS:

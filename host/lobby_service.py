@@ -112,8 +112,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"join data refused by {request.game}: {error}")
         except (UnknownGame, UnknownVariant, BadRequest) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error.args[0]))
-        join = {"game": request.game, "variant": request.variant, "name": name, "join": join_data,
-                "seats": request.seats, "client": self._client()}
+        join: dict[str, Any] = {"game": request.game, "variant": request.variant, "name": name, "join": join_data,
+                                "seats": request.seats, "client": self._client()}
         return await self._wait_for_seat(context, ticket, join)
 
     async def JoinPrivateTable(
@@ -180,7 +180,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
         client = CLIENT.get()
         return "" if self._quotas.exempt(client) else client
 
-    async def _wait_for_seat(self, context: aio.ServicerContext, ticket: str, join: dict[str, str]) -> pb.TableAssignment:
+    async def _wait_for_seat(self, context: aio.ServicerContext, ticket: str,
+                             join: dict[str, Any]) -> pb.TableAssignment:
         """Wait at this front door until the lobby seats the ticket. If the
         client hangs up, gRPC cancels this call and the ticket leaves. A
         client waits for a few seats at once at most (host/quotas.py)."""

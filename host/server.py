@@ -18,6 +18,7 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from tablehost.actors.ray_classes import actor_class
 from tablehost.actors.server_options import FRONT_DOOR_PENDING_CALLS, bind_port, server_credentials, server_options
 from tablehost.actors.unary_parsing import add_unary_service
 from tablehost.games.registry import GameCatalog
@@ -26,13 +27,13 @@ from tablehost.host.admin_service import AdminService
 from tablehost.host.call_guard import FrontDoorGuard
 from tablehost.host.config import HostConfig
 from tablehost.host.console import Console
-from tablehost.host.web_gateway import WebGateway
 from tablehost.host.door_metrics import DoorMetrics
 from tablehost.host.identity import Identities, allowance_for, load_verifier
 from tablehost.host.lobby_service import LobbyService
 from tablehost.host.quotas import Quotas
 from tablehost.host.tournament_service import TournamentService, TournamentSettings
 from tablehost.host.waiting import WaitingRoom
+from tablehost.host.web_gateway import WebGateway
 from tablehost.v1 import admin_pb2, lobby_pb2, table_pb2, tournament_pb2
 
 log = logging.getLogger("tablehost.host")
@@ -111,7 +112,7 @@ def get_or_create_lobby(config: HostConfig, run_id: str) -> Any:
     front door joining a running lobby serves that lobby's run)."""
     from tablehost.actors.lobby import LOBBY_NAME, NAMESPACE, LobbyActor
 
-    return LobbyActor.options(
+    return actor_class(LobbyActor).options(
         name=LOBBY_NAME,
         namespace=NAMESPACE,
         get_if_exists=True,

@@ -28,6 +28,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -49,6 +50,7 @@ from tablehost.host.organisers import (NotAuthenticated, NotPermitted, Organiser
                                        OrganiserVerifier, check_organiser_token, now_ms)
 from tablehost.v1 import lobby_pb2
 from tablehost.v1 import tournament_pb2 as pb
+from tablehost.actors.ray_classes import actor_class
 
 if TYPE_CHECKING:
     from tablehost.host.config import HostConfig
@@ -323,7 +325,7 @@ class TournamentService:
                                                              f"{error}")
         try:
             # Ray restarts it when its process dies (max_restarts on the class).
-            actor = TournamentActor.options(name=tournament_actor_name(tournament_id), lifetime="detached").remote(
+            actor = actor_class(TournamentActor).options(name=tournament_actor_name(tournament_id), lifetime="detached").remote(
                 created, self.settings.store, self.settings.game_modules, self.settings.game_path,
                 self.settings.log_format)
             await actor.status.remote()
@@ -402,9 +404,9 @@ class TournamentService:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "this front door serves as many watchers as it may")
         feed = self._feeds.get(request.tournament_id)
         if feed is None:
-            feed = self._feeds[request.tournament_id] = TournamentFeed(
-                target, lambda empty, key=request.tournament_id: self._feeds.pop(key, None),
-                lambda key=request.tournament_id: self._final_status(key))
+            key = request.tournament_id
+            feed = self._feeds[key] = TournamentFeed(target, lambda _empty: self._feeds.pop(key, None),
+                                                     partial(self._final_status, key))
         watcher = _Watcher(request.player)
         self._watching += 1
         feed.add(watcher)
@@ -414,6 +416,7 @@ class TournamentService:
                 if event is None:
                     await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                         f"more than {WATCHER_BACKLOG} events went unread; watch again")
+                    return  # abort raises; this says so to the type checker
                 if not event.WhichOneof("event"):
                     return  # the tournament is over
                 yield event

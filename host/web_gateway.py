@@ -304,9 +304,9 @@ class WebGateway:
                             writable: bool) -> None:
         async for frame in socket:
             if frame.type == WSMsgType.BINARY and writable:
-                await call.write(frame.data)  # type: ignore[union-attr]
+                await call.write(frame.data)
             elif frame.type == WSMsgType.TEXT and writable and _is_half_close(frame.data):
-                await call.done_writing()  # type: ignore[union-attr]
+                await call.done_writing()
                 writable = False
             else:
                 break  # anything else from the browser ends its call

@@ -202,6 +202,7 @@ class LocalStore:
                                          f"these entries start at {entries[0].seq}")
                     if table.segment is None:
                         table.open_segment(table.last_seq + 1)
+                    assert table.segment is not None
                     if entries:
                         records = b"".join(frame(_pack({**e.to_plain(), "epoch": epoch})) for e in entries)
                         os.write(table.segment, records)

@@ -30,7 +30,8 @@ taking commands rather than acknowledge what one more failure would lose."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import parse_qs, urlsplit, urlunsplit
+from typing import Any
+from urllib.parse import SplitResult, parse_qs, urlsplit, urlunsplit
 
 import redis
 from redis.sentinel import Sentinel
@@ -52,7 +53,9 @@ class RedisTarget:
     """A client of the primary, and how many replicas confirm a write before
     it is acknowledged (0: the primary alone)."""
 
-    client: redis.Redis
+    # redis-py types every command's answer as `Awaitable | Any`, for its
+    # sync and async clients alike: the sync client is used untyped.
+    client: Any
     replicas: int
     wait_ms: int
 
@@ -77,7 +80,7 @@ def connect(url: str) -> RedisTarget:
     return RedisTarget(client, replicas, wait_ms)
 
 
-def _sentinel_primary(url: str, parts) -> redis.Redis:
+def _sentinel_primary(url: str, parts: SplitResult) -> redis.Redis:
     path = [piece for piece in parts.path.split("/") if piece]
     if not path or len(path) > 2 or (len(path) == 2 and not path[1].isdigit()):
         raise BadStoreUrl(f"{url!r}: the path is /SERVICE or /SERVICE/DB (the name Sentinel monitors)")

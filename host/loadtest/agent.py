@@ -15,6 +15,7 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from tablehost.actors.process_tuning import raise_open_files_limit
+from tablehost.actors.ray_classes import actor_class
 from tablehost.clients.bots import bot_factories
 from tablehost.clients.loaddriver import DriverPlan, LoadDriver
 from tablehost.games.registry import GameCatalog
@@ -63,7 +64,7 @@ def start_agents(nodes: list[str], game_modules: tuple[str, ...], game_path: tup
     each pinned there: not soft, as an agent that drifted to another node
     would misreport where the load came from."""
     return [
-        LoadAgent.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(
+        actor_class(LoadAgent).options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(
             game_modules, game_path)
         for node in nodes
     ]

@@ -1,7 +1,8 @@
 """The layers stay apart: the client side (clients/) can be shipped to
 players without the host or the rules, and the rules (games/) run anywhere,
-so each imports only what its layer allows. Read from the source, so an
-import inside a function counts too."""
+so each imports only what its layer allows; and dependencies point one way,
+games <- actors <- host, so the actors never import the front door. Read
+from the source, so an import inside a function counts too."""
 
 from __future__ import annotations
 
@@ -18,6 +19,12 @@ ALLOWED = {
     "clients": {"tablehost.v1", "tablehost.clients", "grpc", "msgpack", "hdrh", "rich"},
     # plain data and msgpack: no terminal, no network, no Ray
     "games": {"tablehost.games", "msgpack"},
+}
+
+
+# Layers that may import anything but what sits above them.
+FORBIDDEN = {
+    "actors": {"tablehost.host"},
 }
 
 
@@ -46,3 +53,14 @@ def test_each_layer_imports_only_what_it_may(layer: str) -> None:
         if not allowed(module, layer)
     }
     assert not outside, f"{layer}/ imports what its layer may not: {sorted(outside)}"
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_no_layer_imports_the_ones_above_it(layer: str) -> None:
+    upward = {
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in sorted((ROOT / layer).rglob("*.py"))
+        for module in imported_modules(path)
+        if any(module == above or module.startswith(above + ".") for above in FORBIDDEN[layer])
+    }
+    assert not upward, f"{layer}/ imports a layer above it: {sorted(upward)}"

@@ -1,5 +1,5 @@
-"""games/ and clients/ pass mypy: the rules and the SDK are what game authors
-and client writers read and call, so their types are checked in CI.
+"""Every package passes mypy: games/ and clients/ (what game authors and
+client writers read and call), and the actors and the front door.
 
 mypy cannot follow the editable install's folder mapping, so the check runs
 on a `tablehost` package assembled from links to the folders."""
@@ -14,17 +14,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_games_and_clients_pass_mypy(tmp_path: Path) -> None:
+def test_every_package_passes_mypy(tmp_path: Path) -> None:
     package = tmp_path / "tablehost"
     package.mkdir()
     for name in ("__init__.py", "py.typed"):
         (package / name).write_bytes((ROOT / "protos" / "tablehost" / name).read_bytes())
     for name, folder in (("v1", ROOT / "protos" / "tablehost" / "v1"), ("games", ROOT / "games"),
-                         ("clients", ROOT / "clients")):
+                         ("clients", ROOT / "clients"), ("actors", ROOT / "actors"), ("host", ROOT / "host")):
         (package / name).symlink_to(folder, target_is_directory=True)
     checked = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-         "-p", "tablehost.games", "-p", "tablehost.clients"],
+         "-p", "tablehost.games", "-p", "tablehost.clients", "-p", "tablehost.actors", "-p", "tablehost.host"],
         cwd=tmp_path, env={**os.environ, "MYPYPATH": str(tmp_path)}, capture_output=True, text=True, timeout=300,
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
