@@ -13,19 +13,12 @@ for a larger one (Big Two's 4 seats, Kingdoms' table)."""
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import os
 from typing import Any
 
-from tablehost.v1 import tournament_pb2 as pb
-
-FORMAT_CHOICES = ("swiss", "round_robin", "elimination", "table_rounds")
-# What a 2-seat game's tournament has always defaulted to.
-TWO_SEAT_FORMAT = "swiss"
-LARGER_TABLE_FORMAT = "table_rounds"
-
+from tablehost.host.tournament_formats import FORMAT_CHOICES, chosen_format, game_rules
+from tablehost.host.tournament_output import describe, export_csv, export_json, standings_table, status_dict
 
 def add_tournament_commands(commands: Any, add_host_arguments: Any, add_tls: Any) -> None:
     """The `tournament` command and its subcommands. `add_host_arguments`
@@ -97,41 +90,6 @@ def _add_shape(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--turn-timeout-ms", type=int, default=0)
 
 
-def format_for_table(seats: int) -> str:
-    """The format that fits a table of `seats`: Swiss pairs 2-seat games;
-    larger tables play table rounds, seated by standings."""
-    return TWO_SEAT_FORMAT if seats == 2 else LARGER_TABLE_FORMAT
-
-
-def game_rules(args: argparse.Namespace, command: str) -> Any:
-    """The rules of `--game` as this tool knows them: the built-in games and
-    those of --game-module (and TABLEHOST_GAME_MODULES), as `serve` loads
-    them. Raises UnknownGame for a game it does not know."""
-    from tablehost.games.registry import GameCatalog
-    from tablehost.host.config import game_module_paths
-
-    try:
-        catalog = GameCatalog.load(game_module_paths(list(getattr(args, "game_module", None) or [])), (os.getcwd(),))
-    except (ImportError, AttributeError, ValueError) as error:
-        raise SystemExit(f"tablehost {command}: cannot load the games: {error}") from None
-    return catalog.rules(args.game)
-
-
-def chosen_format(args: argparse.Namespace, rules: Any, command: str) -> str:
-    """--format, or the one that fits the game's table (`--seats`, else its
-    usual size). Without the game's rules (a game only the host knows) it
-    is Swiss, as it always was; the host refuses it for a larger table and
-    says why."""
-    if args.tournament_format:
-        return str(args.tournament_format)
-    if rules is None:
-        return TWO_SEAT_FORMAT
-    try:
-        return format_for_table(rules.table_seats(args.seats))
-    except ValueError as error:
-        raise SystemExit(f"tablehost {command}: {error}") from None
-
-
 async def run_tournament_command(args: argparse.Namespace, tls_root_cert: bytes | None, join_data: Any) -> int:
     from tablehost.clients.tournament import TournamentClient
 
@@ -176,81 +134,3 @@ async def _one_call(client: Any, args: argparse.Namespace, join_data: Any) -> in
         status = await client.full_status(args.tournament_id)
         print(export_json(status, results) if args.format == "json" else export_csv(results), end="")
     return 0
-
-
-def status_dict(status: pb.TournamentStatus) -> dict[str, Any]:
-    return {
-        "tournament_id": status.tournament_id, "name": status.name, "game": status.game,
-        "format": pb.TournamentFormat.Name(status.format).lower(), "state": status.state, "round": status.round,
-        "rounds": status.rounds, "players": status.players, "tables_pending": status.tables_pending,
-        "finish_reason": status.finish_reason, "games_played": status.games_played, "tiebreak_names": list(status.tiebreak_names),
-        "organiser": status.organiser, "start_by_ms": status.start_by_ms, "standings_total": status.standings_total,
-        "standings": [{"place": s.place, "player": s.player, "points": s.points, "tiebreaks": list(s.tiebreaks),
-                       "games": s.games, "wins": s.wins, "byes": s.byes, "rating": round(s.rating, 3),
-                       "withdrawn": s.withdrawn} for s in status.standings],
-    }
-
-
-def describe(status: pb.TournamentStatus) -> str:
-    from tablehost.host.organisers import when
-
-    line = (f"{status.tournament_id} {status.name!r}: {status.game}, {pb.TournamentFormat.Name(status.format).lower()}, "
-            f"{status.state}, round {status.round} of {status.rounds}, {status.players} players, "
-            f"{status.tables_pending} tables pending")
-    if status.state == "registering" and status.start_by_ms:
-        line += f", expires unless started by {when(status.start_by_ms)}"
-    return line + (f" ({status.finish_reason})" if status.finish_reason else "")
-
-
-def standings_table(status: pb.TournamentStatus, limit: int = 0) -> str:
-    # The rating tie-break is the rating column already.
-    shown = [i for i, name in enumerate(status.tiebreak_names) if name != "rating"]
-    rows = [["place", "player", "points", *(status.tiebreak_names[i] for i in shown), "games", "wins", "byes",
-             "rating"]]
-    for standing in status.standings[:limit or None]:
-        rows.append([str(standing.place), standing.player + (" (withdrawn)" if standing.withdrawn else ""),
-                     f"{standing.points:g}", *(f"{standing.tiebreaks[i]:g}" for i in shown), str(standing.games),
-                     str(standing.wins), str(standing.byes), f"{standing.rating:.2f}"])
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)
-
-
-def results_rows(results: pb.TournamentResults) -> list[dict[str, Any]]:
-    """One row per player per table (and per bye): what a spreadsheet wants."""
-    rows = []
-    for result in results.results:
-        for seat, player in enumerate(result.players):
-            rows.append({"round": result.round, "table_id": result.table_id, "seat": seat, "player": player,
-                         "points": result.points[seat], "place": result.places[seat], "score": result.scores[seat],
-                         "forfeited": result.forfeited[seat]})
-    for number, player in zip(results.byes_round, results.byes_player):
-        rows.append({"round": number, "table_id": "", "seat": -1, "player": player, "points": "", "place": "",
-                     "score": "", "forfeited": False})
-    return rows
-
-
-def export_csv(results: pb.TournamentResults) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=["round", "table_id", "seat", "player", "points", "place", "score",
-                                             "forfeited"])
-    writer.writeheader()
-    writer.writerows(results_rows(results))
-    return out.getvalue()
-
-
-def standings_csv(status: pb.TournamentStatus) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["place", "player", "points", *status.tiebreak_names, "games", "wins", "byes", "rating",
-                     "withdrawn"])
-    for s in status.standings:
-        writer.writerow([s.place, s.player, s.points, *s.tiebreaks, s.games, s.wins, s.byes, s.rating, s.withdrawn])
-    return out.getvalue()
-
-
-def export_json(status: pb.TournamentStatus, results: pb.TournamentResults) -> str:
-    return json.dumps({"tournament": status_dict(status), "results": [
-        {"table_id": r.table_id, "round": r.round, "players": list(r.players), "points": list(r.points),
-         "places": list(r.places), "scores": list(r.scores), "forfeited": list(r.forfeited)}
-        for r in results.results],
-        "byes": [{"round": n, "player": p} for n, p in zip(results.byes_round, results.byes_player)]}, indent=1) + "\n"

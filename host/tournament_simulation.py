@@ -7,7 +7,7 @@ Without --target it starts a host here (an embedded Ray, or the cluster of
 organiser token; with --target it needs one (--organiser-token). Every
 player is a client of that front door in this process, watching the
 tournament and playing the tables it is given. Without --format it plays
-the format that fits the game's table (tournament_cli)."""
+the format that fits the game's table (tournament_formats)."""
 
 from __future__ import annotations
 
@@ -25,14 +25,8 @@ from tablehost.clients.bots import PlayStats, bot_factories, make_bot
 from tablehost.clients.sdk import LobbyClient
 from tablehost.clients.tournament import PlayerReport, TournamentClient, play_tournament
 from tablehost.games.registry import UnknownGame
-from tablehost.host.tournament_cli import (
-    chosen_format,
-    export_csv,
-    export_json,
-    game_rules,
-    standings_csv,
-    standings_table,
-)
+from tablehost.host.tournament_formats import chosen_format, game_rules
+from tablehost.host.tournament_output import export_csv, export_json, standings_csv, standings_table
 
 # Registrations in flight at once (each a call to the tournament actor).
 REGISTER_CONCURRENCY = 64

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tablehost.games.registry import UnknownGame
-from tablehost.host.tournament_cli import chosen_format, game_rules
+from tablehost.host.tournament_formats import chosen_format, game_rules
 
 
 def shape(game: str, seats: int = 0, tournament_format: str | None = None, **more: Any) -> argparse.Namespace:
