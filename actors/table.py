@@ -26,9 +26,10 @@ import logging
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Callable, Protocol
 
+from tablehost.actors.act_outcomes import ActOutcomes
+from tablehost.actors.budgets import ACKS_PER_COMMIT, FLOOD_COOLDOWN_S, SeatBudget
 from tablehost.actors.outbound import (
     AcceptedOut,
     CloseOut,
@@ -48,22 +49,17 @@ from tablehost.actors.metrics import TableMetrics
 from tablehost.actors.outbox import Outbox
 from tablehost.actors.store import Checkpoint, Fenced, JournalEntry, StoredTable
 from tablehost.actors.tokens import SPECTATOR_SEAT
+from tablehost.actors.view_log import Change, ViewLog
 from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import DEALER_SEAT, Command, Match, replay
 from tablehost.games.engine.rules import GameRules
 from tablehost.games.engine.verification import game_record
-from tablehost.games.engine.views import EncodedView, View, canonical_bytes, delta_bytes, encode_view
+from tablehost.games.engine.views import View, canonical_bytes
 
 log = logging.getLogger("tablehost.table")
 
 MAX_ACT_ID_LENGTH = 64
-# Every seat acks every change, and a table changes up to four times per
-# commit of one seat: acks get four times the commit budget.
-ACKS_PER_COMMIT = 4
-# A seat's rejected act_ids whose rejection is sent again for a repeat: the
-# newest this many; older ones are forgotten (accepted ones never are).
-REMEMBERED_REJECTIONS_PER_SEAT = 64
 # A rejection's message quotes at most this much (rules may quote the action).
 MAX_REJECTION_MESSAGE = 256
 # A reconnect missing more changes than this gets a snapshot, not the
@@ -74,65 +70,10 @@ MAX_QUEUED_COMMITS = 64
 # A checkpoint of the state goes with every this many commands, so a resume
 # replays at most this many.
 CHECKPOINT_EVERY = 64
-# How long a seat whose stream was ended for flooding is refused new streams.
-FLOOD_COOLDOWN_S = 2.0
 
 
 def wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-class TokenBucket:
-    """Flood control: `rate` messages a second, `burst` at once."""
-
-    __slots__ = ("rate", "burst", "_tokens", "_stamp")
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
-        self._tokens, self._stamp = burst, time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
-        self._stamp = now
-        if self._tokens < 1:
-            return False
-        self._tokens -= 1
-        return True
-
-
-class SeatBudget:
-    """What one seat's streams may send, shared by its successive streams (a
-    new stream, which replaces the old, must not refill it for a flooder):
-    commits and other messages (acks) have separate budgets, so a client
-    acking every delta of a fast table is never refused a move for it.
-
-    A message over its budget is answered RATE_LIMITED while the seat's flood
-    allowance (as large again as the commit budget) lasts. Past it, answering
-    each message would cost the room as much as the flood does, so the stream
-    is ended instead (RESOURCE_EXHAUSTED, and what the client had sent after
-    is never read), and the seat's new streams are refused for
-    FLOOD_COOLDOWN_S."""
-
-    __slots__ = ("commits", "acks", "flood", "cooling_until")
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.commits = TokenBucket(rate, burst)
-        self.acks = TokenBucket(rate * ACKS_PER_COMMIT, burst * ACKS_PER_COMMIT)
-        self.flood = TokenBucket(rate, burst)
-        self.cooling_until = 0.0
-
-    def flooded(self) -> bool:
-        """Count a message refused for its rate: True when it is past the flood
-        allowance, and starts the seat's cooldown."""
-        if self.flood.take():
-            return False
-        self.cooling_until = time.monotonic() + FLOOD_COOLDOWN_S
-        return True
-
-    def cooling_down(self) -> float:
-        """Seconds until the seat may open a stream again after a flood (0: it may)."""
-        return max(0.0, self.cooling_until - time.monotonic())
 
 
 @dataclass(eq=False)
@@ -145,16 +86,6 @@ class Subscriber:
     outbox: Outbox[Outbound] = field(default_factory=lambda: Outbox(record_size))
     # What this stream provokes in the log (rejections, desyncs) is rate-limited.
     log_budget: LogBudget = field(default_factory=LogBudget)
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One published change in the log: per viewer, the delta bytes and the hash after it."""
-
-    seq: int
-    act_id: str
-    automatic: bool
-    deltas: dict[int, tuple[bytes, str]]
 
 
 @dataclass
@@ -222,8 +153,6 @@ class Table:
         self._cancel_if_absent = cancel_if_absent
         # The seats that never said hello when the table was cancelled before its deal.
         self.cancelled_for: tuple[int, ...] = ()
-        # The seq published (and durable): every viewer's views are at it.
-        self.seq = seq
         self.epoch = epoch
         self.stats = TableStats()
         self.metrics = TableMetrics.of(self.match.rules.name)
@@ -241,24 +170,14 @@ class Table:
         self.removed: dict[int, str] = {}
         self._rate, self._burst = rate, burst
         self._owner = owner
-        # The views published per move: every seat's, and the spectators'
-        # only while a spectator is watching (nobody needs it otherwise).
-        self._viewers: list[int] = list(range(len(players)))
-        self._views: dict[int, EncodedView] = {v: encode_view(self._view_of(v)) for v in self._viewers}
-        # Per viewer, the seq its views start at and the hash there: what an
-        # ack of that seq is checked against (later seqs are in the log).
-        self._base: dict[int, tuple[int, str]] = {v: (self.seq, view.hash) for v, view in self._views.items()}
+        # What was published, per seat (and the spectators' while one watches).
+        self._published = ViewLog(seq, {seat: self._view_of(seat) for seat in range(len(players))})
         self._spectators = 0
         # A seat's message budgets outlive its streams: opening a new stream
         # (which replaces the old) must not refill them for a flooder.
         self._seat_budgets: dict[int, SeatBudget] = {}
-        # The changes published by this incarnation: _log[i] is seq _log_start + i + 1
-        # (a resumed table starts with none of the changes before it).
-        self._log: list[Change] = []
-        self._log_start = self.seq
-        # The first outcome of each (seat, act_id): the seq that applied it,
-        # or the rejection, sent again for a repeated act_id.
-        self._outcomes: dict[tuple[int, str], int | RejectionOut] = {}
+        # The first outcome of each (seat, act_id), sent again for a repeat.
+        self._acts = ActOutcomes()
         self._subscribers: set[Subscriber] = set()
         self._journal = journal
         # The command applied to the match and being made durable, with the
@@ -276,6 +195,11 @@ class Table:
         # system call each time, and the timer is set again on every move.
         self._loop = asyncio.get_running_loop()
         self._schedule_timer()
+
+    @property
+    def seq(self) -> int:
+        """The seq published (and durable): every viewer's views are at it."""
+        return self._published.seq
 
     @classmethod
     def resumed(
@@ -298,10 +222,10 @@ class Table:
         if checkpoint is not None:
             for key, seq in checkpoint.accepted.items():
                 seat, _, act_id = key.partition(":")
-                table._outcomes[(int(seat), act_id)] = seq
+                table._acts.accepted(int(seat), act_id, seq)
         for entry in stored.entries:
             if entry.act_id:
-                table._outcomes[(entry.seat, entry.act_id)] = entry.seq
+                table._acts.accepted(entry.seat, entry.act_id, entry.seq)
         return table
 
     # -- streams -------------------------------------------------------------
@@ -333,8 +257,9 @@ class Table:
             if seat in self.seats_seen:
                 self.metrics.reconnects.inc()
             self.seats_seen.add(seat)
-        if self._base[seat][0] < last_seq <= self.seq and self.seq - last_seq <= MAX_REPLAYED_CHANGES:
-            for change in self._log[last_seq - self._log_start:]:
+        missed = self._published.since(seat, last_seq, MAX_REPLAYED_CHANGES)
+        if missed is not None:
+            for change in missed:
                 self._queue_delta(subscriber, change)
         else:
             if last_seq > 0:
@@ -367,7 +292,7 @@ class Table:
     @property
     def remembered_rejections(self) -> int:
         """Rejected act_ids remembered, all seats together (bounded per seat)."""
-        return sum(len(act_ids) for act_ids in self._rejected_act_ids.values())
+        return self._acts.remembered_rejections
 
     @property
     def seated_streams(self) -> int:
@@ -389,7 +314,7 @@ class Table:
         if subscriber.seat == SPECTATOR_SEAT:
             self._spectators -= 1
             if self._spectators == 0:
-                self._stop_spectator_views()
+                self._published.stop(SPECTATOR_SEAT)
         elif self.seated_streams == 0 and not self.over:
             self.deserted_since = time.monotonic()
         if not self._subscribers and self._owner is not None:
@@ -441,8 +366,7 @@ class Table:
             self._reject(subscriber, "", Reason.PROTOCOL,
                          f"act_id must be 1-{MAX_ACT_ID_LENGTH} UTF-8 bytes, got {len(act_id.encode())}", False)
             return
-        key = (subscriber.seat, act_id)
-        previous = self._outcomes.get(key)
+        previous = self._acts.of(subscriber.seat, act_id)
         if previous is not None:
             self._repeat(subscriber, act_id, previous)
             return
@@ -493,7 +417,7 @@ class Table:
         self.stats.automatic_moves += entry.automatic
         (self.metrics.automatic_moves if entry.automatic else self.metrics.player_moves).inc()
         if entry.act_id:
-            self._outcomes[(entry.seat, entry.act_id)] = entry.seq
+            self._acts.accepted(entry.seat, entry.act_id, entry.seq)
         self._put_in_flight(entry, first, received)
 
     def _put_in_flight(self, entry: JournalEntry, first: Subscriber | None, received: float | None) -> None:
@@ -505,9 +429,8 @@ class Table:
         checkpoint = None
         if self._since_checkpoint >= CHECKPOINT_EVERY:
             self._since_checkpoint = 0
-            accepted = {f"{seat}:{act}": seq for (seat, act), seq in self._outcomes.items() if isinstance(seq, int)}
             assert self.match.state is not None  # a journal entry is a move of a dealt match
-            checkpoint = Checkpoint(entry.seq, self.match.state, accepted,
+            checkpoint = Checkpoint(entry.seq, self.match.state, self._acts.accepted_plain(),
                                     [command.to_plain() for command in self.match.commands])
         self._journal.submit(self, entry, checkpoint)
 
@@ -532,7 +455,7 @@ class Table:
             subscriber, act_id, action, received = self._queued.popleft()
             if subscriber not in self._subscribers:
                 continue  # its stream is gone; the client resends after reconnecting
-            previous = self._outcomes.get((subscriber.seat, act_id))
+            previous = self._acts.of(subscriber.seat, act_id)
             if previous is not None:
                 self._repeat(subscriber, act_id, previous)
             else:
@@ -561,7 +484,7 @@ class Table:
         if not 0 <= seq <= self.seq:
             subscriber.outbox.put(RejectionOut("", Reason.PROTOCOL, f"ack for seq {seq}; the table is at {self.seq}"))
             return
-        expected = self._hash_at(subscriber.seat, seq)
+        expected = self._published.hash_at(subscriber.seat, seq)
         if expected is None:
             # A seq from before this stream's views were kept (a spectator
             # from an earlier watch): nothing to compare; resend the view.
@@ -638,38 +561,21 @@ class Table:
     def _view_of(self, viewer: int) -> View:
         return self.match.view(None if viewer == SPECTATOR_SEAT else viewer)
 
-    def _hash_at(self, viewer: int, seq: int) -> str | None:
-        base_seq, base_hash = self._base[viewer]
-        if seq == self.seq:
-            return self._views[viewer].hash
-        if seq == base_seq:
-            return base_hash
-        if base_seq < seq < self.seq:
-            return self._log[seq - 1 - self._log_start].deltas[viewer][1]
-        return None
-
     def _watch_as_spectator(self) -> bool:
         """The first spectator starts the public view being published. False
         when it cannot be shown yet: a command is in flight, so the match is
         ahead of what is published, and the view starts with its release."""
         self._spectators += 1
-        if SPECTATOR_SEAT in self._views:
+        if self._published.shows(SPECTATOR_SEAT):
             return True
-        if SPECTATOR_SEAT not in self._viewers:
-            self._viewers.append(SPECTATOR_SEAT)
+        self._published.want(SPECTATOR_SEAT)
         if self._in_flight is not None:
             return False
-        view = self._views[SPECTATOR_SEAT] = encode_view(self._view_of(SPECTATOR_SEAT))
-        self._base[SPECTATOR_SEAT] = (self.seq, view.hash)
+        self._published.start(SPECTATOR_SEAT, self._view_of(SPECTATOR_SEAT))
         return True
 
-    def _stop_spectator_views(self) -> None:
-        self._viewers.remove(SPECTATOR_SEAT)
-        self._views.pop(SPECTATOR_SEAT, None)
-        self._base.pop(SPECTATOR_SEAT, None)
-
     def _snapshot(self, viewer: int) -> SnapshotOut:
-        view = self._views[viewer]
+        view = self._published.current(viewer)
         return SnapshotOut(self.seq, view.data, view.hash, viewer, self.table_id)
 
     def _game_over(self) -> GameOverOut:
@@ -685,28 +591,16 @@ class Table:
         """Log one change and queue it to every stream; the committer's stream
         first, since its player is the one waiting on the outcome."""
         try:
-            new_views = self.match.views([None if v == SPECTATOR_SEAT else v for v in self._viewers])
+            new_views = self.match.views([None if v == SPECTATOR_SEAT else v for v in self._published.viewers])
         except Exception as error:  # a bug in the game's views: same as in its actions
             self._fail("its views failed after a move", error)
             return
-        self.seq += 1
-        deltas: dict[int, tuple[bytes, str]] = {}
-        shared: dict[int, bytes] = {}  # values the views share, encoded once
-        for seat, new_view in new_views.items():
-            viewer = SPECTATOR_SEAT if seat is None else seat
-            encoded = encode_view(new_view, shared)
-            old = self._views.get(viewer)
-            if old is None:  # watched from this seq on: its watchers start from a snapshot
-                self._base[viewer] = (self.seq, encoded.hash)
-            else:
-                deltas[viewer] = (delta_bytes(old, encoded), encoded.hash)
-            self._views[viewer] = encoded
-        change = Change(self.seq, act_id, automatic, deltas)
-        self._log.append(change)
+        change = self._published.publish(act_id, automatic, {
+            SPECTATOR_SEAT if seat is None else seat: view for seat, view in new_views.items()})
         if first is not None and first in self._subscribers:
             self._queue_delta(first, change)
         for subscriber in self._subscribers:
-            if subscriber is not first and subscriber.seat in deltas:
+            if subscriber is not first and subscriber.seat in change.deltas:
                 self._queue_delta(subscriber, change)
         if self._awaiting_snapshot:
             waiting, self._awaiting_snapshot = self._awaiting_snapshot, []
@@ -722,8 +616,8 @@ class Table:
             self._schedule_timer()
 
     def _queue_delta(self, subscriber: Subscriber, change: Change) -> None:
-        delta_bytes, new_hash = change.deltas[subscriber.seat]
-        subscriber.outbox.put(DeltaOut(change.seq, change.act_id, delta_bytes, new_hash, change.automatic))
+        delta, new_hash = change.deltas[subscriber.seat]
+        subscriber.outbox.put(DeltaOut(change.seq, change.act_id, delta, new_hash, change.automatic))
 
     def _finish(self) -> None:
         if self._timer is not None:
@@ -831,7 +725,7 @@ class Table:
         self.metrics.rejected(reason.name)
         rejection = RejectionOut(act_id, reason, clip(message, MAX_REJECTION_MESSAGE))
         if remember and act_id:
-            self._remember_rejection(subscriber.seat, act_id, rejection)
+            self._acts.rejected(subscriber.seat, act_id, rejection)
         left_out = subscriber.log_budget.take()
         if left_out is not None:
             log.info("rejected table=%s seq=%d act_id=%s seat=%d: %s (%s)%s", self.table_id, self.seq, brief(act_id),
@@ -839,26 +733,6 @@ class Table:
                      extra=log_fields("rejected", table_id=self.table_id, seq=self.seq, act_id=act_id,
                                       seat=subscriber.seat))
         subscriber.outbox.put(rejection)
-
-    @cached_property
-    def _rejected_act_ids(self) -> dict[int, deque[str]]:
-        """Per seat, the act_ids whose rejection is remembered, oldest first."""
-        return {}
-
-    def _remember_rejection(self, seat: int, act_id: str, rejection: RejectionOut) -> None:
-        """Keep the rejection for a repeat of the act_id; the seat's oldest
-        remembered rejection beyond REMEMBERED_REJECTIONS_PER_SEAT is forgotten
-        (a repeat of it is then judged again)."""
-        key = (seat, act_id)
-        if key in self._outcomes:
-            return
-        self._outcomes[key] = rejection
-        remembered = self._rejected_act_ids.setdefault(seat, deque())
-        remembered.append(act_id)
-        if len(remembered) > REMEMBERED_REJECTIONS_PER_SEAT:
-            forgotten = (seat, remembered.popleft())
-            if isinstance(self._outcomes.get(forgotten), RejectionOut):
-                del self._outcomes[forgotten]
 
     def _repeat(self, subscriber: Subscriber, act_id: str, outcome: int | RejectionOut) -> None:
         if isinstance(outcome, RejectionOut):

@@ -10,7 +10,7 @@ stream is bounded: it must say hello within `hello_timeout_s`, one seat has
 one live stream (a newer one replaces it), a table has at most
 `max_spectators` spectator streams, a stream whose queue overflows
 (actors/outbox.py) ends with RESOURCE_EXHAUSTED, and so does one sending far
-over its seat's budget (actors/table.py SeatBudget), whose seat is then
+over its seat's budget (actors/budgets.py SeatBudget), whose seat is then
 refused new streams for a moment. A stream detached from its table is no
 longer read."""
 

@@ -6,7 +6,8 @@ import asyncio
 import msgpack
 
 from tablehost.actors.outbound import CloseOut, RejectionOut, StreamEnd
-from tablehost.actors.table import FLOOD_COOLDOWN_S, Table
+from tablehost.actors.budgets import FLOOD_COOLDOWN_S
+from tablehost.actors.table import Table
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.engine.errors import Reason
 from tablehost.games.engine.fairness import TableSeed
@@ -137,7 +138,7 @@ import pytest  # noqa: E402
 
 from tablehost.actors import table as table_module  # noqa: E402
 from tablehost.actors.outbound import CloseOut, DeltaOut, SnapshotOut, StreamEnd  # noqa: E402
-from tablehost.actors.table import REMEMBERED_REJECTIONS_PER_SEAT  # noqa: E402
+from tablehost.actors.act_outcomes import REMEMBERED_REJECTIONS_PER_SEAT  # noqa: E402
 
 
 def new_table(**limits) -> Table:
@@ -167,7 +168,7 @@ def test_remembered_rejections_are_bounded_per_seat_and_accepted_act_ids_are_kep
 
     remembered, idle_messages, mover_messages, table = asyncio.run(scenario())
     assert remembered == REMEMBERED_REJECTIONS_PER_SEAT
-    assert len(table._outcomes) == REMEMBERED_REJECTIONS_PER_SEAT + 1  # and the one accepted act_id
+    assert len(table._acts._outcomes) == REMEMBERED_REJECTIONS_PER_SEAT + 1  # and the one accepted act_id
     repeat = [m for m in idle_messages if isinstance(m, RejectionOut)]
     assert [(m.act_id, m.reason) for m in repeat] == [("refused-999", Reason.NOT_YOUR_TURN)]
     assert any(getattr(m, "act_id", "") == "accepted-move" and getattr(m, "seq", 0) == 1 for m in mover_messages)
