@@ -44,6 +44,7 @@ from tablehost.actors.room import RoomActor, room_actor_name
 from tablehost.actors.round_watch import RoundWatch
 from tablehost.actors.store import StoreError, open_store
 from tablehost.actors.table_admin import TableAdmin, TableListing
+from tablehost.actors.table_results import TableResults, table_state
 from tablehost.actors.table_directory import TableDirectory, TableRecord
 from tablehost.actors.tokens import SPECTATOR_SEAT, SeatClaim, sign_seat_token
 from tablehost.games.engine.fairness import TableSeed
@@ -188,8 +189,8 @@ class LobbyActor:
         # and place before any front door asks it something.
         # Set (and replaced) whenever a room reports games over: what a
         # tournament waiting for its tables' results wakes on.
-        self._results_arrived = asyncio.Event()
-        self.table_admin = TableAdmin(self.directory, self.placement, self._wake_result_waiters)
+        self.results = TableResults(self.directory)
+        self.table_admin = TableAdmin(self.directory, self.placement, self.results.changed)
         self.round_watch = RoundWatch()
         # Nodes Ray lists as dead (lost, or removed after a drain), as of the last refresh.
         self._nodes_dead = 0
@@ -353,42 +354,9 @@ class LobbyActor:
         return list(await asyncio.gather(*waiting))
 
     async def table_results(self, table_ids: list[str], timeout_s: float) -> dict[str, Any]:
-        """Each table's state ("running"; "finished" with its result and its
-        no-show seats; "no_show": ended by them, without a result;
-        "adjudicated" with the places an administrator decided; "ended"
-        without one: deserted, failed or closed; or "unknown"), once one of
-        them is no longer running or after `timeout_s`: a tournament waits
-        on this instead of polling."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            states = {table_id: self._table_state(table_id) for table_id in table_ids}
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or any(state["state"] != "running" for state in states.values()):
-                return states
-            try:
-                await asyncio.wait_for(self._results_arrived.wait(), remaining)
-            except TimeoutError:
-                pass
-
-    def _table_state(self, table_id: str) -> dict[str, Any]:
-        record = self.directory.get(table_id)
-        if record is None:
-            return {"state": "unknown"}
-        return self._state_of(record)
-
-    @staticmethod
-    def _state_of(record: TableRecord) -> dict[str, Any]:
-        if record.adjudicated is not None:
-            return {"state": "adjudicated", "places": list(record.adjudicated)}
-        if record.result is not None:
-            return {"state": "finished", "result": record.result, "no_show": list(record.no_show or ())}
-        if record.no_show is not None:
-            return {"state": "no_show", "no_show": list(record.no_show)}
-        if record.running or record.outcome == "finished":
-            # A game over and closed whose result is on its way: its room
-            # reports both at once, and Ray may run the two calls in either order.
-            return {"state": "running"}
-        return {"state": "ended", "outcome": record.outcome}
+        """Each table's state (actors/table_results.py), once one of them is
+        no longer running or after `timeout_s`."""
+        return await self.results.wait(table_ids, timeout_s)
 
     def _tournament_table(self, table: dict[str, Any]) -> PendingTable:
         rules = self._rules(table["game"], table.get("variant", ""))
@@ -406,7 +374,7 @@ class LobbyActor:
     def _placed(self, record: TableRecord) -> dict[str, Any]:
         """A running table's endpoint and seat tokens; a settled one's state
         (as `table_results` gives it)."""
-        state = self._state_of(record)
+        state = table_state(record)
         if state["state"] != "running":
             return {"table_id": record.table_id, **state}
         return {"table_id": record.table_id, "endpoint": record.endpoint, "game": record.game,
@@ -424,11 +392,7 @@ class LobbyActor:
             if record is not None:
                 record.result = entry["result"]
                 record.no_show = list(entry.get("no_show", ()))
-        self._wake_result_waiters()
-
-    def _wake_result_waiters(self) -> None:
-        self._results_arrived.set()
-        self._results_arrived = asyncio.Event()
+        self.results.changed()
 
     async def tables_closed(self, room_id: str, closed: list[dict[str, Any]]) -> None:
         """A room reports tables it closed: their slots are free again. A
@@ -446,7 +410,7 @@ class LobbyActor:
                 self._closed_while_opening[table_id] = entry["outcome"]
         # A table that ended without a result (deserted, failed, closed) is
         # news to a tournament waiting on it too.
-        self._wake_result_waiters()
+        self.results.changed()
         self._place_awaiting()
 
     # -- what the operator and tests read ----------------------------------------------
