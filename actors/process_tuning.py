@@ -17,7 +17,7 @@ def tune_garbage_collection() -> None:
     frozen out of the collector, and young collections run a tenth as often:
     most of a message's objects are freed by reference counting before any
     collection would look at them, and a full collection walks every object
-    that is left (measured: 12% of a front door's CPU in a burst of 10,000 joins)."""
+    that is left."""
     gc.freeze()
     young, middle, old = gc.get_threshold()
     gc.set_threshold(young * 10, middle, old)

@@ -7,15 +7,11 @@ client sees CANCELLED, as if it had left a queue). A front door hit by a
 burst of thousands of JoinQueue calls must take them all: the bound that
 matters there is its own cap on waiting players, so its pending limit is set
 at least as high (FRONT_DOOR_PENDING_CALLS). A room's calls are its players'
-table streams, which arrive as its tables start or move to it. There each
-call held costs some 20 KiB, and a client opening and cancelling streams as
-fast as it could (no hello needed) grew a room by 600 MiB of calls it had
-yet to pick up, memory the process kept after the flood (the attack
-benchmark's stream-opening flood, with the front door's limit); 2,000
-silent streams arriving at once still grew it by some 40 MiB with a limit
-of 2,048. A room's limit (ROOM_PENDING_CALLS) holds a quarter of a full
-room's seats reconnecting at the same moment; a call refused past it is
-retried by the SDK like any dropped stream.
+table streams, which arrive as its tables start or move to it. Each call
+held costs memory the process keeps after a flood of them (docs/reliability.md,
+"Under attack", measures it), so a room's limit (ROOM_PENDING_CALLS) holds
+only a quarter of a full room's seats reconnecting at the same moment; a
+call refused past it is retried by the SDK like any dropped stream.
 
 A room also caps the streams one connection may have open at once
 (ROOM_STREAMS_PER_CONNECTION, HTTP/2's MAX_CONCURRENT_STREAMS; the front

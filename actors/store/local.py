@@ -97,7 +97,7 @@ def sync_all(descriptors: list[int]) -> int:
     Each table has one command in flight, so a busy room's batch holds one
     entry for each of many tables' files: one syncfs (Linux) flushes the file
     system they share at once, where an fsync each would cost a disk flush
-    per move (measured on this machine: 1.1 ms for 100 files, against 19 ms)."""
+    per move (docs/benchmarks.md, "Durability", has what each costs)."""
     if len(descriptors) > 1 and _syncfs is not None:
         if _syncfs(descriptors[0]) != 0:
             error = ctypes.get_errno()
