@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import grpc
 from google.protobuf.json_format import MessageToDict
 from rich.console import Console
 from rich.table import Table as RichTable

@@ -39,7 +39,7 @@ from aiohttp import WSMsgType, web
 from grpc import aio
 
 from tablehost.actors.tokens import TokenError, verify_seat_token
-from tablehost.host.identity import ADDRESS_PREFIX, FORWARDED_CLIENT, forwarded_client
+from tablehost.host.identity import FORWARDED_CLIENT, forwarded_client
 from tablehost.v1 import lobby_pb2, table_pb2
 
 log = logging.getLogger("tablehost.host")

@@ -16,7 +16,7 @@ from tablehost.games.engine.draw import DrawPlugin
 from tablehost.games.engine.engine import Context
 from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.flow import Phase, begin_turn, deal_initial_cards, finish_phase
-from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin
+from tablehost.games.engine.plugin import Action, ActionHandler, Plugin
 from tablehost.games.engine.rules import GameRules
 from tablehost.games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
 from tablehost.games.engine.views import View
@@ -129,7 +129,7 @@ def _validate_play(state: State, seat: int, payload: dict[str, Any]) -> Combinat
     return play
 
 
-def _play(action: Action, ctx: Context) -> HandlerResult:
+def _play(action: Action, ctx: Context) -> None:
     state = ctx.state
     seat = state["position"]["current"]
     play = _validate_play(state, seat, action.payload)
@@ -146,10 +146,9 @@ def _play(action: Action, ctx: Context) -> HandlerResult:
         _end_turn(ctx, seat)
     else:
         _finish_game(ctx, seat)
-    return HandlerResult(state, [])
 
 
-def _pass(action: Action, ctx: Context) -> HandlerResult:
+def _pass(action: Action, ctx: Context) -> None:
     state = ctx.state
     seat = state["position"]["current"]
     if action.payload:
@@ -160,7 +159,6 @@ def _pass(action: Action, ctx: Context) -> HandlerResult:
     state["variables"][VAR_PASSED].append(seat)
     ctx.emit(PASSED, {"seat": seat}, action.player_id)
     _end_turn(ctx, seat)
-    return HandlerResult(state, [])
 
 
 def _finish_game(ctx: Context, winner: int) -> None:

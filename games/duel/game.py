@@ -43,7 +43,7 @@ from typing import Any
 from tablehost.games.duel import abilities, board, effects, legal
 from tablehost.games.duel import timings as duel_timings
 from tablehost.games.duel.catalog import LUCKY_COIN, spec_of
-from tablehost.games.duel.cards import MINION, SECRET, SPELL, WEAPON, Source
+from tablehost.games.duel.cards import MINION, SECRET, WEAPON, Source
 from tablehost.games.duel.deaths import game_result, resolve_deaths
 from tablehost.games.duel.decks import DECK_SIZE, checked_deck
 from tablehost.games.duel.view import seat_views
@@ -52,7 +52,7 @@ from tablehost.games.engine.engine import Context
 from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.flow import Phase, begin_turn, finish_phase
 from tablehost.games.engine.joins import JoinShape, Text, TextList
-from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin
+from tablehost.games.engine.plugin import Action, ActionHandler, Plugin
 from tablehost.games.engine.rules import GameRules, Request
 from tablehost.games.engine.state import State, add_zone, create_zone, move_card
 from tablehost.games.engine.views import View
@@ -171,7 +171,7 @@ def _refuse_if(refusal: str | None) -> None:
 # -- the mulligan ------------------------------------------------------------------
 
 
-def _mulligan(action: Action, ctx: Context) -> HandlerResult:
+def _mulligan(action: Action, ctx: Context) -> None:
     state = ctx.state
     seat = _seat_of(state, action)
     _require_stage(state, MULLIGAN_STAGE)
@@ -195,7 +195,6 @@ def _mulligan(action: Action, ctx: Context) -> HandlerResult:
     ctx.emit(MULLIGAN_DONE, {"seat": seat, "returned": len(returned)})
     if all(done):
         _begin_play(ctx)
-    return HandlerResult(state, [])
 
 
 def _begin_play(ctx: Context) -> None:
@@ -228,7 +227,7 @@ def _after_step(ctx: Context) -> None:
         ctx.state["position"]["phase"] = ""
 
 
-def _end_turn(action: Action, ctx: Context) -> HandlerResult:
+def _end_turn(action: Action, ctx: Context) -> None:
     state = ctx.state
     seat = _begin_turn_action(action, ctx, set())
     ctx.emit(TURN_ENDED, {"seat": seat})
@@ -238,7 +237,6 @@ def _end_turn(action: Action, ctx: Context) -> HandlerResult:
     if game_result(state) is None:
         _start_turn(ctx, board.opponent(seat))
     _after_step(ctx)
-    return HandlerResult(state, [])
 
 
 def _thaw(state: State, seat: int) -> None:
@@ -264,7 +262,7 @@ def _begin_turn_action(action: Action, ctx: Context, required: Set[str], optiona
 # -- playing a card, attacking, the hero power ------------------------------------
 
 
-def _play(action: Action, ctx: Context) -> HandlerResult:
+def _play(action: Action, ctx: Context) -> None:
     state = ctx.state
     seat = _begin_turn_action(action, ctx, {"card"}, {"target"})
     card_id, target = action.payload["card"], action.payload.get("target")
@@ -294,10 +292,9 @@ def _play(action: Action, ctx: Context) -> HandlerResult:
             spec.on_play(ctx, source, target)
     resolve_deaths(ctx)
     _after_step(ctx)
-    return HandlerResult(state, [])
 
 
-def _attack(action: Action, ctx: Context) -> HandlerResult:
+def _attack(action: Action, ctx: Context) -> None:
     state = ctx.state
     seat = _begin_turn_action(action, ctx, {"attacker", "target"})
     attacker, target = action.payload["attacker"], action.payload["target"]
@@ -317,7 +314,6 @@ def _attack(action: Action, ctx: Context) -> HandlerResult:
         else:
             ctx.emit(ATTACK_CALLED_OFF, {"attacker": attacker, "target": target})
     _after_step(ctx)
-    return HandlerResult(state, [])
 
 
 def _strike(ctx: Context, seat: int, attacker: str, target: str) -> None:
@@ -334,7 +330,7 @@ def _strike(ctx: Context, seat: int, attacker: str, target: str) -> None:
     resolve_deaths(ctx)
 
 
-def _hero_power(action: Action, ctx: Context) -> HandlerResult:
+def _hero_power(action: Action, ctx: Context) -> None:
     state = ctx.state
     seat = _begin_turn_action(action, ctx, set(), {"target"})
     target = action.payload.get("target")
@@ -348,7 +344,6 @@ def _hero_power(action: Action, ctx: Context) -> HandlerResult:
         spec.on_play(ctx, Source(seat, board.player_id(state, seat)), target)
     resolve_deaths(ctx)
     _after_step(ctx)
-    return HandlerResult(state, [])
 
 
 PLUGIN = Plugin(

@@ -8,7 +8,7 @@ from typing import Any
 
 from tablehost.games.engine.engine import Context
 from tablehost.games.engine.errors import Reason, RuleError
-from tablehost.games.engine.plugin import Action, ActionHandler, Event, HandlerResult, Plugin
+from tablehost.games.engine.plugin import Action, ActionHandler, Plugin
 from tablehost.games.engine.rng import Random
 from tablehost.games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
 
@@ -67,7 +67,7 @@ def _reshuffle_into_deck(
     return len(movable)
 
 
-def _draw(action: Action, ctx: Context) -> HandlerResult:
+def _draw(action: Action, ctx: Context) -> None:
     next_state = ctx.state
     payload = action.payload
     # The seed's `??` defaults: only a missing or null value takes the default.
@@ -107,25 +107,13 @@ def _draw(action: Action, ctx: Context) -> HandlerResult:
         move_card(next_state, card_id, from_zone_id, to_zone_id)
         drawn_card_ids.append(card_id)
 
-    events: list[Event] = []
     if reshuffled:
-        events.append(
-            Event(
-                DECK_RESHUFFLED,
-                {"from_zone_id": from_zone_id, "count": len(next_state["zones"][from_zone_id]["cards"])},
-            )
-        )
+        ctx.emit(DECK_RESHUFFLED, {"from_zone_id": from_zone_id, "count": len(next_state["zones"][from_zone_id]["cards"])})
     if action.player_id is not None:
-        events.append(
-            Event(
-                CARD_DRAWN,
-                {"player_id": action.player_id, "card_ids": drawn_card_ids, "count": count},
-                action.player_id,
-            )
-        )
+        ctx.emit(CARD_DRAWN, {"player_id": action.player_id, "card_ids": drawn_card_ids, "count": count},
+                 action.player_id)
     else:
-        events.append(Event(CARD_DRAWN, {"card_ids": drawn_card_ids, "count": count}))
-    return HandlerResult(next_state, events)
+        ctx.emit(CARD_DRAWN, {"card_ids": drawn_card_ids, "count": count})
 
 
 DrawPlugin = Plugin(

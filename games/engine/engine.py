@@ -162,9 +162,7 @@ class Engine:
         for plugin in self.plugins:
             for rule in plugin.rules:
                 rule(ctx.state, action)
-        result = handler.execute(action, ctx)
-        ctx.state = result.state
-        ctx.events.extend(result.events)
+        handler.execute(action, ctx)
 
     def fire(self, ctx: Context, timing: str, data: Any) -> bool:
         """Run `timing`'s handlers; True when one of them stopped the event.

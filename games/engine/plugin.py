@@ -30,14 +30,11 @@ class Event:
     player_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class HandlerResult:
-    state: "State"
-    events: list[Event]
-
-
 class ActionExecute(Protocol):
-    def __call__(self, action: Action, ctx: "Context") -> HandlerResult: ...
+    """Applies the action to `ctx.state` in place and emits its events
+    (`ctx.emit`); raises RuleError to refuse it."""
+
+    def __call__(self, action: Action, ctx: "Context") -> None: ...
 
 
 @dataclass(frozen=True, slots=True)

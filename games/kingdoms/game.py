@@ -26,7 +26,7 @@ from typing import Any
 from tablehost.games.engine.draw import DRAW_VAR_RESHUFFLE_FROM, DRAW_VAR_RESHUFFLE_KEEP_TOP, DrawPlugin
 from tablehost.games.engine.engine import Context
 from tablehost.games.engine.errors import Reason, RuleError
-from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin
+from tablehost.games.engine.plugin import Action, ActionHandler, Plugin
 from tablehost.games.engine.rules import GameRules, Request
 from tablehost.games.engine.state import State, add_zone, create_zone
 from tablehost.games.engine.views import View
@@ -63,7 +63,7 @@ def _setup(ctx: Context) -> None:
     machine.run(ctx, FRAMES)
 
 
-def _answer(action: Action, ctx: Context) -> HandlerResult:
+def _answer(action: Action, ctx: Context) -> None:
     """Every player action answers the question the game waits on."""
     state = ctx.state
     seat = next((s for s, player in enumerate(state["players"]) if player["id"] == action.player_id), None)
@@ -79,7 +79,6 @@ def _answer(action: Action, ctx: Context) -> HandlerResult:
             raise RuleError(Reason.ILLEGAL_MOVE, refusal)
     _record(ctx, frame, seat, chosen)
     machine.run(ctx, FRAMES)
-    return HandlerResult(state, [])
 
 
 def _record(ctx: Context, frame: machine.Frame, seat: int, chosen: dict[str, Any]) -> None:

@@ -13,13 +13,13 @@ from typing import Any
 from tablehost.games.bigtwo.game import BigTwo
 from tablehost.games.engine.engine import Context
 from tablehost.games.engine.joins import JoinShape, Text
-from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin
+from tablehost.games.engine.plugin import Action, ActionHandler, Plugin
 from tablehost.games.engine.state import State
 
 EXPLODE = "explode"
 
 
-def _explode(action: Action, ctx: Context) -> HandlerResult:
+def _explode(action: Action, ctx: Context) -> None:
     raise ZeroDivisionError("the faulty test game divides by zero")
 
 

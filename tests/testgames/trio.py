@@ -21,7 +21,7 @@ from typing import Any
 from tablehost.games.engine.engine import Context
 from tablehost.games.engine.joins import JoinShape, Text
 from tablehost.games.engine.errors import Reason, RuleError
-from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin, Skill
+from tablehost.games.engine.plugin import Action, ActionHandler, Plugin, Skill
 from tablehost.games.engine.rules import GameRules, InvalidJoin, Request
 from tablehost.games.engine.skills import grant_skill, held_skills
 from tablehost.games.engine.state import State
@@ -66,7 +66,7 @@ def _start_round(ctx: Context, number: int) -> None:
     })
 
 
-def _pick(action: Action, ctx: Context) -> HandlerResult:
+def _pick(action: Action, ctx: Context) -> None:
     variables, seat = _vars(ctx.state), _seat_of(action)
     if variables["phase"] != "pick" or variables["picks"][seat] is not None:
         raise RuleError(Reason.NOT_YOUR_TURN, "you have picked this round")
@@ -76,7 +76,6 @@ def _pick(action: Action, ctx: Context) -> HandlerResult:
     variables["picks"][seat] = number
     if all(pick is not None for pick in variables["picks"]):
         _reveal(ctx)
-    return HandlerResult(ctx.state, [])
 
 
 def _reveal(ctx: Context) -> None:
@@ -94,7 +93,7 @@ def _reveal(ctx: Context) -> None:
     variables["deadlines"][target] = ctx.now_ms + variables["timeout_ms"]
 
 
-def _respond(action: Action, ctx: Context) -> HandlerResult:
+def _respond(action: Action, ctx: Context) -> None:
     variables, seat = _vars(ctx.state), _seat_of(action)
     attack = variables["attack"]
     if variables["phase"] != "respond" or attack["target"] != seat:
@@ -111,7 +110,6 @@ def _respond(action: Action, ctx: Context) -> HandlerResult:
         variables["scores"][seat] -= cost.cost
         variables["scores"][attack["attacker"]] += 1
     _next_round(ctx)
-    return HandlerResult(ctx.state, [])
 
 
 def _next_round(ctx: Context) -> None:

@@ -15,7 +15,7 @@ from tablehost.games.engine.engine import Context, Engine
 from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
-from tablehost.games.engine.plugin import Action, ActionHandler, Event, HandlerResult, Plugin
+from tablehost.games.engine.plugin import Action, ActionHandler, Event, Plugin
 from tablehost.games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
 from tablehost.games.engine.views import canonical_bytes, view_hash
 
@@ -32,7 +32,7 @@ def _setup_deck(ctx: Context) -> None:
     ctx.emit("SET_UP", {"cards": 10})
 
 
-def _discard_then_refuse(action: Action, ctx: Context) -> HandlerResult:
+def _discard_then_refuse(action: Action, ctx: Context) -> None:
     """Changes the working state, then refuses: the change must not survive."""
     state = ctx.state
     move_card(state, state["zones"]["deck"]["cards"][0], "deck", "discard")
@@ -41,16 +41,15 @@ def _discard_then_refuse(action: Action, ctx: Context) -> HandlerResult:
     raise RuleError(Reason.ILLEGAL_MOVE, "refused after mutating")
 
 
-def _discard_top(action: Action, ctx: Context) -> HandlerResult:
+def _discard_top(action: Action, ctx: Context) -> None:
     state = ctx.state
     card = state["zones"]["deck"]["cards"][0]
     move_card(state, card, "deck", "discard")
-    return HandlerResult(state, [Event("DISCARDED", {"card": card}, action.player_id)])
+    ctx.emit("DISCARDED", {"card": card}, action.player_id)
 
 
-def _shuffle_deck(action: Action, ctx: Context) -> HandlerResult:
+def _shuffle_deck(action: Action, ctx: Context) -> None:
     ctx.random("test.shuffle").shuffle(ctx.state["zones"]["deck"]["cards"])
-    return HandlerResult(ctx.state, [])
 
 
 def _no_discarding_for_p1(state: State, action: Action) -> None:

@@ -21,7 +21,7 @@ from tablehost.games.engine.draw import DrawPlugin
 from tablehost.games.engine.engine import Context, Engine
 from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.flow import Phase, begin_turn, draw_phase
-from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin, Skill, Trigger
+from tablehost.games.engine.plugin import Action, ActionHandler, Plugin, Skill, Trigger
 from tablehost.games.engine.skills import UnknownSkillError, grant_skill, held_skills, revoke_skill
 from tablehost.games.engine.state import State, add_zone, copy_state, create_zone, player_hand_zone_id
 from tablehost.games.engine.views import canonical_bytes
@@ -70,22 +70,19 @@ def _setup(ctx: Context) -> None:
     add_zone(ctx.state, deck)
 
 
-def _turn(action: Action, ctx: Context) -> HandlerResult:
+def _turn(action: Action, ctx: Context) -> None:
     begin_turn(ctx, action.payload["seat"], PHASES)
-    return HandlerResult(ctx.state, [])
 
 
-def _grant(action: Action, ctx: Context) -> HandlerResult:
+def _grant(action: Action, ctx: Context) -> None:
     grant_skill(ctx, action.payload["seat"], action.payload["skill"])
-    return HandlerResult(ctx.state, [])
 
 
-def _revoke(action: Action, ctx: Context) -> HandlerResult:
+def _revoke(action: Action, ctx: Context) -> None:
     revoke_skill(ctx, action.payload["seat"], action.payload["skill"])
-    return HandlerResult(ctx.state, [])
 
 
-def _grant_then_refuse(action: Action, ctx: Context) -> HandlerResult:
+def _grant_then_refuse(action: Action, ctx: Context) -> None:
     """A general chosen, then refused (already taken): its skill was granted first."""
     grant_skill(ctx, action.payload["seat"], action.payload["skill"])
     raise RuleError(Reason.ILLEGAL_MOVE, "that general is taken")

@@ -26,7 +26,7 @@ from tablehost.games.engine.flow import (
     skip_phase,
     skip_turn,
 )
-from tablehost.games.engine.plugin import Action, ActionHandler, HandlerResult, Plugin, Trigger
+from tablehost.games.engine.plugin import Action, ActionHandler, Plugin, Trigger
 from tablehost.games.engine.state import State, add_zone, copy_state, create_zone, player_hand_zone_id
 
 PLAYERS = [
@@ -126,21 +126,17 @@ class Table:
         if initial_cards:
             deal_initial_cards(ctx, initial_cards)
 
-    def _turn(self, action: Action, ctx: Context) -> HandlerResult:
+    def _turn(self, action: Action, ctx: Context) -> None:
         ctx.state["variables"]["rests_in"] = begin_turn(ctx, action.payload["seat"], self.phases)
-        return HandlerResult(ctx.state, [])
 
-    def _end_phase(self, action: Action, ctx: Context) -> HandlerResult:
+    def _end_phase(self, action: Action, ctx: Context) -> None:
         ctx.state["variables"]["rests_in"] = finish_phase(ctx, action.payload["seat"], self.phases)
-        return HandlerResult(ctx.state, [])
 
-    def _skip_phase(self, action: Action, ctx: Context) -> HandlerResult:
+    def _skip_phase(self, action: Action, ctx: Context) -> None:
         skip_phase(ctx, action.payload["seat"], action.payload["phase"])
-        return HandlerResult(ctx.state, [])
 
-    def _skip_turn(self, action: Action, ctx: Context) -> HandlerResult:
+    def _skip_turn(self, action: Action, ctx: Context) -> None:
         skip_turn(ctx, action.payload["seat"])
-        return HandlerResult(ctx.state, [])
 
     def _body(self, ctx: Context, seat: int) -> None:
         self.log.append(("body", seat, ctx.state["position"]["phase"]))
