@@ -159,9 +159,6 @@ class Engine:
         handler = self._handlers.get(action.type)
         if handler is None:
             raise RuleError(Reason.UNKNOWN_ACTION, f"no plugin handles action {action.type!r}")
-        for plugin in self.plugins:
-            for rule in plugin.rules:
-                rule(ctx.state, action)
         handler.execute(action, ctx)
 
     def fire(self, ctx: Context, timing: str, data: Any) -> bool:

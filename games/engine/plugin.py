@@ -1,6 +1,8 @@
-"""What a plugin is made of: actions, optional setup and rules, trigger
-handlers, and the skills players may gain during a game. A game is a list of
-plugins; the engine composes them."""
+"""What a plugin is made of: actions, an optional setup, trigger handlers,
+and the skills players may gain during a game. An action's legality is its
+handler's to check: it raises RuleError, and the engine throws away the copy
+of the state it was changing. A game is a list of plugins; the engine
+composes them."""
 
 from __future__ import annotations
 
@@ -9,7 +11,6 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 if TYPE_CHECKING:
     from tablehost.games.engine.engine import Context
-    from tablehost.games.engine.state import State
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,5 @@ class Plugin:
     version: str
     actions: tuple[ActionHandler, ...] = ()
     setup: Callable[["Context"], None] | None = None
-    rules: tuple[Callable[["State", Action], None], ...] = ()
     triggers: tuple[Trigger, ...] = ()
     skills: tuple[Skill, ...] = ()

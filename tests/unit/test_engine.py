@@ -52,11 +52,6 @@ def _shuffle_deck(action: Action, ctx: Context) -> None:
     ctx.random("test.shuffle").shuffle(ctx.state["zones"]["deck"]["cards"])
 
 
-def _no_discarding_for_p1(state: State, action: Action) -> None:
-    if action.type == "DISCARD" and action.player_id == "p1":
-        raise RuleError(Reason.NOT_YOUR_TURN, "p1 may not discard")
-
-
 TEST_PLUGIN = Plugin(
     id="test",
     name="Test",
@@ -67,7 +62,6 @@ TEST_PLUGIN = Plugin(
         ActionHandler("SHUFFLE", _shuffle_deck),
     ),
     setup=_setup_deck,
-    rules=(_no_discarding_for_p1,),
 )
 
 
@@ -148,10 +142,6 @@ def test_a_rejected_action_does_not_advance_the_prng(engine: Engine, state: Stat
 
 def test_an_unknown_action_is_refused_as_unknown_action(engine: Engine, state: State) -> None:
     assert_refused_without_change(engine, state, Action("FLY", "p0"), Reason.UNKNOWN_ACTION)
-
-
-def test_a_plugin_rule_vetoes_an_action_with_its_own_reason(engine: Engine, state: State) -> None:
-    assert_refused_without_change(engine, state, Action("DISCARD", "p1"), Reason.NOT_YOUR_TURN)
 
 
 def test_a_failing_draw_leaves_no_zone_behind(engine: Engine, state: State) -> None:
