@@ -143,10 +143,10 @@ def _setup(ctx: Context) -> None:
     variables[VAR_DEADLINE] = ctx.now_ms + variables[VAR_TIMEOUT]
 
 
-def _seat_of(state: State, action: Action) -> int:
-    if action.player_id is None:
+def _seat_of(action: Action) -> int:
+    if action.seat is None:
         raise RuleError(Reason.NOT_YOUR_SEAT, f"a {action.type} is a player's action")
-    return board.hero_seat(state, action.player_id)
+    return action.seat
 
 
 def _require_stage(state: State, stage: str) -> None:
@@ -173,7 +173,7 @@ def _refuse_if(refusal: str | None) -> None:
 
 def _mulligan(action: Action, ctx: Context) -> None:
     state = ctx.state
-    seat = _seat_of(state, action)
+    seat = _seat_of(action)
     _require_stage(state, MULLIGAN_STAGE)
     _require_fields(action, {"cards"})
     returned = action.payload["cards"]
@@ -253,7 +253,7 @@ def _begin_turn_action(action: Action, ctx: Context, required: Set[str], optiona
     """The checks every action of a turn shares; returns the acting seat."""
     _require_stage(ctx.state, PLAY_STAGE)
     _require_fields(action, required, optional)
-    seat = _seat_of(ctx.state, action)
+    seat = _seat_of(action)
     if seat != board.current_seat(ctx.state):
         raise RuleError(Reason.NOT_YOUR_TURN, "it is not your turn")
     return seat

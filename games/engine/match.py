@@ -249,7 +249,7 @@ class Match:
                 raise RuleError(Reason.NOT_YOUR_TURN, f"it is seat {asked[0]}'s turn, not seat {seat}'s")
             raise RuleError(Reason.NOT_YOUR_TURN, f"seat {seat} is not asked to act; the table waits for seats {asked}")
         payload = {key: value for key, value in action.items() if key != "type"}
-        return Action(action["type"], seat_id(seat), payload)
+        return Action(action["type"], seat_id(seat), payload, seat)
 
 
 def replay(

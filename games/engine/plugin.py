@@ -15,11 +15,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """A command: `player_id` None means the system acts (a deal, a reshuffle)."""
+    """A command: `player_id` None means the system acts (a deal, a reshuffle).
+    A player's action also carries its `seat`, the one identity a game needs
+    to know who acts (the player id is the state's own key for that player)."""
 
     type: str
     player_id: str | None = None
     payload: dict[str, Any] = field(default_factory=dict)
+    seat: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

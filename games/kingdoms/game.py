@@ -66,7 +66,7 @@ def _setup(ctx: Context) -> None:
 def _answer(action: Action, ctx: Context) -> None:
     """Every player action answers the question the game waits on."""
     state = ctx.state
-    seat = next((s for s, player in enumerate(state["players"]) if player["id"] == action.player_id), None)
+    seat = action.seat
     frame = machine.waiting(state)
     if seat is None or frame is None or seat not in frame["ask"]["seats"]:
         raise RuleError(Reason.NOT_YOUR_TURN, "the game is not waiting for you")

@@ -121,7 +121,8 @@ def _next_round(ctx: Context) -> None:
 
 
 def _seat_of(action: Action) -> int:
-    return int(action.player_id.removeprefix("p"))
+    assert action.seat is not None  # only players' actions reach the handlers
+    return action.seat
 
 
 PLUGIN = Plugin(
