@@ -116,17 +116,23 @@ def _validate_play(state: State, seat: int, payload: dict[str, Any]) -> Combinat
     play = classify(cards)
     if play is None:
         raise RuleError(Reason.ILLEGAL_MOVE, f"{' '.join(cards)} is no combination")
-    variables = state["variables"]
-    if variables[VAR_FIRST_PLAY] and THREE_OF_CLUBS not in cards:
-        raise RuleError(Reason.ILLEGAL_MOVE, "the first play of the game must contain 3C")
+    refusal = _lay_refusal(play, state["variables"])
+    if refusal is not None:
+        raise RuleError(Reason.ILLEGAL_MOVE, refusal)
+    return play
+
+
+def _lay_refusal(play: Combination, variables: dict[str, Any]) -> str | None:
+    """Why a combination from the hand may not be laid now, or None when it
+    may: the one statement of that rule, which both a play's check and the
+    list of legal plays apply."""
+    if variables[VAR_FIRST_PLAY] and THREE_OF_CLUBS not in play.cards:
+        return "the first play of the game must contain 3C"
     last_play = variables[VAR_LAST_PLAY]
     if last_play is not None and not beats(play, classify(last_play["cards"])):
-        raise RuleError(
-            Reason.ILLEGAL_MOVE,
-            f"{play.kind.value} {' '.join(play.cards)} does not beat "
-            f"{last_play['kind']} {' '.join(last_play['cards'])}",
-        )
-    return play
+        return (f"{play.kind.value} {' '.join(play.cards)} does not beat "
+                f"{last_play['kind']} {' '.join(last_play['cards'])}")
+    return None
 
 
 def _play(action: Action, ctx: Context) -> None:
@@ -220,8 +226,10 @@ class BigTwo(GameRules):
         variables = state["variables"]
         last_play = variables[VAR_LAST_PLAY]
         previous = classify(last_play["cards"]) if last_play is not None else None
-        must_include = THREE_OF_CLUBS if variables[VAR_FIRST_PLAY] else None
-        actions = _plays_to_actions(legal_plays(_hand(state, seat), previous, must_include))
+        # The hand's combinations of the kinds that could be laid on the
+        # previous play, kept as the same rule a play's check applies.
+        candidates = legal_plays(_hand(state, seat), previous)
+        actions = _plays_to_actions([play for play in candidates if _lay_refusal(play, variables) is None])
         if previous is not None:
             actions.append({"type": PASS})
         return actions

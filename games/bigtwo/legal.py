@@ -24,16 +24,10 @@ _STRAIGHTS_IN_CARD_ORDER = tuple(
 _ByRank = list[list[str]]
 
 
-def legal_plays(
-    hand: Sequence[str],
-    previous: Combination | None,
-    must_include: str | None = None,
-) -> list[Combination]:
+def legal_plays(hand: Sequence[str], previous: Combination | None) -> list[Combination]:
     """Every distinct play from `hand` that may be laid on `previous`, weakest kind first
     and by strength within a kind; with no previous play, every play a leader may make.
-
-    `must_include` restricts plays to those holding that card, for the game's first play
-    which must contain 3C.
+    (The game's own rules of a play, such as the first play's 3C, are game.py's.)
     """
     by_rank = _group_by_rank(hand)
     wanted = _kinds_that_can_beat(previous)
@@ -45,8 +39,6 @@ def legal_plays(
     ]
     if previous is not None:
         plays = [play for play in plays if beats(play, previous)]
-    if must_include is not None:
-        plays = [play for play in plays if must_include in play.cards]
     # Equal keys happen (pairs sharing their top card, full houses sharing their three);
     # the sort is stable and the hand was put in card order, so ties still come out in
     # an order that does not depend on how the hand was given.

@@ -77,18 +77,6 @@ def test_answering_plays_are_every_combination_that_beats_the_previous(
 
 
 @BOUNDED
-@given(deck=decks, data=st.data())
-def test_must_include_keeps_exactly_the_plays_holding_that_card(
-    deck: list[str], data: st.DataObject
-) -> None:
-    hand = deck[:13]
-    card = data.draw(st.sampled_from(hand))
-    assert legal_plays(hand, None, must_include=card) == [
-        play for play in legal_plays(hand, None) if card in play.cards
-    ]
-
-
-@BOUNDED
 @given(deck=decks)
 def test_legal_plays_come_sorted_by_kind_then_key(deck: list[str]) -> None:
     plays = legal_plays(deck[:13], None)

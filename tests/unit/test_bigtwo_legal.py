@@ -126,12 +126,3 @@ def test_a_straight_flush_and_higher_fours_answer_four_of_a_kind() -> None:
 def test_a_full_house_is_not_offered_on_a_straight() -> None:
     plays = legal_plays(parse_cards("AC AD AH 2C 2D"), combo("3C 4D 5H 6S 7C"))
     assert plays == []
-
-
-def test_must_include_keeps_only_plays_with_that_card() -> None:
-    plays = legal_plays(parse_cards("3C 3D 4H 5S 6C 7D 9S"), None, must_include="3C")
-    assert card_sets(plays) == {"3C", "3C 3D", "3C 4H 5S 6C 7D"}
-
-
-def test_must_include_a_card_not_in_hand_leaves_no_plays() -> None:
-    assert legal_plays(parse_cards("4C 5D"), None, must_include="3C") == []
