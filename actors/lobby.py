@@ -45,7 +45,7 @@ from tablehost.actors.round_watch import RoundWatch
 from tablehost.actors.store import StoreError, open_store
 from tablehost.actors.table_admin import TableAdmin, TableListing
 from tablehost.actors.table_results import TableResults, table_state
-from tablehost.actors.table_directory import TableDirectory, TableRecord
+from tablehost.actors.table_directory import TableDescription, TableDirectory, TableRecord
 from tablehost.actors.tokens import SPECTATOR_SEAT, SeatClaim, sign_seat_token
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.rng import Random
@@ -307,23 +307,21 @@ class LobbyActor:
     def _private_table_waits(self, code: str) -> bool:
         return self.matchmaker.private_gathering(code) is not None
 
-    async def describe_tables(self, table_ids: list[str]) -> dict[str, dict[str, Any] | None]:
+    async def describe_tables(self, table_ids: list[str]) -> dict[str, TableDescription | None]:
         """What a front door needs to answer LookupTable and Spectate for
         each table, in one call for a batch of them (host/table_locations.py
         keeps the answers briefly): where it runs (or that it is between
         rooms), its game, players and commitment, and a spectator's token;
         None for a table that is not running."""
-        described: dict[str, dict[str, Any] | None] = {}
+        described: dict[str, TableDescription | None] = {}
         for table_id in table_ids[:MAX_DESCRIBED]:
             record = self.directory.get(table_id)
             if record is None or not record.running:
                 described[table_id] = None
                 continue
-            described[table_id] = {
-                "table_id": table_id, "endpoint": "" if record.resuming else record.endpoint,
-                "resuming": record.resuming, "game": record.game, "players": list(record.players),
-                "commitment": record.commitment, "spectator_token": self._token(table_id, SPECTATOR_SEAT),
-            }
+            described[table_id] = TableDescription(
+                table_id, "" if record.resuming else record.endpoint, record.resuming, record.game,
+                tuple(record.players), record.commitment, self._token(table_id, SPECTATOR_SEAT))
         return described
 
     # -- tournaments --------------------------------------------------------------------

@@ -76,6 +76,20 @@ class TableRecord:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class TableDescription:
+    """What a front door needs of a running table to answer LookupTable and
+    Spectate (and the console to watch it), as the lobby sends it over Ray."""
+
+    table_id: str
+    endpoint: str  # empty while it moves between rooms
+    resuming: bool
+    game: str
+    players: tuple[str, ...]
+    commitment: str
+    spectator_token: str
+
+
 class TableDirectory:
     def __init__(self, retention_s: float) -> None:
         self.retention_s = retention_s

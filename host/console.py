@@ -28,6 +28,7 @@ from aiohttp import web
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 
+from tablehost.actors.table_directory import TableDescription
 from tablehost.actors.unary_parsing import CLIENT, Refused
 from tablehost.clients.sdk import Assignment, SessionDisconnected, TableSession
 from tablehost.host.admin_auth import AdminGuard
@@ -217,7 +218,7 @@ class Console:
             return _refusal(grpc.StatusCode.RESOURCE_EXHAUSTED, f"{MAX_WATCHERS} live views are open already")
         table_id = request.match_info["table_id"]
         described = (await self._lobby.describe_tables.remote([table_id])).get(table_id)
-        if described is None or described["resuming"]:
+        if described is None or described.resuming:
             return _refusal(grpc.StatusCode.NOT_FOUND, f"no table {table_id!r} is being served now")
         self._watchers += 1
         try:
@@ -225,9 +226,9 @@ class Console:
         finally:
             self._watchers -= 1
 
-    async def _relay(self, request: web.Request, table_id: str, described: dict[str, Any]) -> web.StreamResponse:
-        assignment = Assignment(table_id, described["endpoint"], -1, described["spectator_token"], described["game"],
-                                tuple(described["players"]), "", described["commitment"])
+    async def _relay(self, request: web.Request, table_id: str, described: TableDescription) -> web.StreamResponse:
+        assignment = Assignment(table_id, described.endpoint, -1, described.spectator_token, described.game,
+                                described.players, "", described.commitment)
         try:
             session = await TableSession.connect(assignment, None, connect_timeout=WATCH_CONNECT_S,
                                                  tls_root_cert=self._tls_root_cert)

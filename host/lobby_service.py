@@ -159,12 +159,12 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
         except BadRequest as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         table = await self._call(context, self._locations.describe(table_id))
-        if table["resuming"]:
+        if table.resuming:
             await context.abort(grpc.StatusCode.UNAVAILABLE,
                                 f"table {table_id} is moving to another room; try again shortly")
-        return pb.TableAssignment(table_id=table_id, endpoint=table["endpoint"], seat=SPECTATOR_SEAT,
-                                  seat_token=table["spectator_token"], game=table["game"],
-                                  display_names=table["players"], ticket="", deal_commitment=table["commitment"])
+        return pb.TableAssignment(table_id=table_id, endpoint=table.endpoint, seat=SPECTATOR_SEAT,
+                                  seat_token=table.spectator_token, game=table.game,
+                                  display_names=table.players, ticket="", deal_commitment=table.commitment)
 
     async def LookupTable(self, request: pb.LookupTableRequest, context: aio.ServicerContext) -> table_pb2.TableLocation:
         try:
@@ -172,7 +172,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
         except BadRequest as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         table = await self._call(context, self._locations.describe(table_id))
-        return table_pb2.TableLocation(table_id=table_id, endpoint=table["endpoint"], running=not table["resuming"])
+        return table_pb2.TableLocation(table_id=table_id, endpoint=table.endpoint, running=not table.resuming)
 
     def _client(self) -> str:
         """The call's client as the lobby's own limits see it: none at all

@@ -19,12 +19,12 @@ import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from tablehost.actors.matchmaking import LobbyRefused, Refusal
+from tablehost.actors.table_directory import TableDescription
 
-# {"table_id", "endpoint", "resuming", "game", "players", "commitment", "spectator_token"}, or None: not running.
-Description = dict[str, Any] | None
+# A running table's description, or None: not running.
+Description = TableDescription | None
 Describe = Callable[[list[str]], Awaitable[dict[str, Description]]]
 
 TTL_S = 1.0
@@ -46,7 +46,7 @@ class TableLocations:
         self._asking: asyncio.Task[None] | None = None
         self.lobby_calls = 0
 
-    async def describe(self, table_id: str) -> dict[str, Any]:
+    async def describe(self, table_id: str) -> TableDescription:
         """The running table's description; LobbyRefused NOT_FOUND when it is
         not running, RESOURCE_EXHAUSTED when too many lookups wait."""
         kept = self._kept.get(table_id)

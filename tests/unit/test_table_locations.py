@@ -10,7 +10,10 @@ import asyncio
 import pytest
 
 from tablehost.actors.matchmaking import LobbyRefused, Refusal
+from tablehost.actors.table_directory import TableDescription
 from tablehost.host.table_locations import TableLocations
+
+T1 = TableDescription("t-1", "room:1", False, "bigtwo", ("a", "b", "c", "d"), "c" * 64, "token")
 
 
 class Lobby:
@@ -25,7 +28,7 @@ class Lobby:
         self.calls.append(list(table_ids))
         if self.gate is not None:
             await self.gate.wait()
-        return {t: {"table_id": t, "endpoint": "room:1"} if t in self.known else None for t in table_ids}
+        return {t: T1 if t in self.known else None for t in table_ids}
 
 
 class Clock:
@@ -46,7 +49,7 @@ def test_a_thousand_lookups_at_once_cost_the_lobby_two_calls_and_share_their_ans
 
     lobby, answers = asyncio.run(scenario())
     assert len(lobby.calls) <= 2 and sum(len(call) for call in lobby.calls) == 501
-    assert all(answer == {"table_id": "t-1", "endpoint": "room:1"} for answer in answers[:500])
+    assert all(answer == T1 for answer in answers[:500])
     assert all(isinstance(a, LobbyRefused) and a.refusal is Refusal.NOT_FOUND for a in answers[500:])
 
 
@@ -116,7 +119,7 @@ def test_a_caller_hanging_up_leaves_the_answer_to_the_others() -> None:
         gate.set()
         return await staying
 
-    assert asyncio.run(scenario())["endpoint"] == "room:1"
+    assert asyncio.run(scenario()).endpoint == "room:1"
 
 
 def test_a_lobby_that_fails_fails_its_waiting_callers_and_the_next_lookup_asks_again() -> None:
