@@ -743,18 +743,18 @@ class LobbyActor:
         retry: list[PendingTable] = []
         for pending, answer in zip(batch, answers):
             closed_meanwhile = self._closed_while_opening.pop(pending.table_id, None)
-            if "record" in answer:
-                self._seat(pending, room, answer["record"])
+            if answer.record is not None:
+                self._seat(pending, room, answer.record)
                 if closed_meanwhile is not None:
                     self.directory.finish(pending.table_id, closed_meanwhile, now)
                 continue
             self.placement.unplace(room.room_id, pending.table_id, now)
             pending.attempts += 1
-            if answer.get("retry") and pending.attempts < MAX_PLACEMENT_ATTEMPTS:
+            if answer.retry and pending.attempts < MAX_PLACEMENT_ATTEMPTS:
                 retry.append(pending)
             else:
-                log.error("table %s could not be opened in room %s: %s", pending.table_id, room.room_id, answer["error"])
-                self._fail_pending(pending, Refusal.INTERNAL, f"the table could not be opened: {answer['error']}")
+                log.error("table %s could not be opened in room %s: %s", pending.table_id, room.room_id, answer.error)
+                self._fail_pending(pending, Refusal.INTERNAL, f"the table could not be opened: {answer.error}")
         if retry:
             self._awaiting_room.extendleft(reversed(retry))
             self._place_awaiting()
@@ -771,20 +771,20 @@ class LobbyActor:
             return
         now = time.monotonic()
         for table_id, answer in zip(table_ids, answers):
-            if "error" in answer:
+            if answer.record is None:
                 self.placement.unplace(room.room_id, table_id, now)
                 record = self.directory.get(table_id)
                 if record is not None:
                     record.resuming = False
                 self.directory.finish(table_id, "room lost", now)
-                log.error("table %s could not resume in room %s: %s", table_id, room.room_id, answer["error"])
+                log.error("table %s could not resume in room %s: %s", table_id, room.room_id, answer.error)
             else:
                 if self.directory.get(table_id) is None:  # this lobby restarted while the table moved
-                    self.directory.add(TableRecord.from_plain(answer["record"], room.room_id, room.endpoint))
+                    self.directory.add(TableRecord.from_plain(answer.record, room.room_id, room.endpoint))
                 self.directory.move(table_id, room.room_id, room.endpoint)
                 self.table_admin.resumed(table_id, room.handle)
                 log.info("table %s resumed in room %s at seq %d (epoch %d)", table_id, room.room_id,
-                         answer["seq"], answer["epoch"])
+                         answer.seq, answer.epoch)
 
     def _seat(self, pending: PendingTable, room: Room, record: dict[str, Any]) -> None:
         """The room opened the table (`record` says who sits where): keep

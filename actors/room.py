@@ -24,6 +24,7 @@ import logging
 import os
 import ssl
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,21 @@ def table_record(request: dict[str, Any], seated: list[dict[str, Any]]) -> dict[
         "options": dict(request["options"]),
         "started_ms": time.time_ns() // 1_000_000,
     }
+
+
+@dataclass(frozen=True, slots=True)
+class TableOpening:
+    """A room's answer for one table it was asked to open or to resume: the
+    table's record (who sits where, see table_record) and, for a resumed
+    table, its seq and epoch; or why it is not open, and whether another
+    room may take it (this one was full)."""
+
+    table_id: str
+    record: dict[str, Any] | None = None
+    error: str = ""
+    retry: bool = False
+    seq: int = 0
+    epoch: int = 0
 
 
 class NoFreePort(RuntimeError):
@@ -288,37 +304,36 @@ class RoomActor:
 
     # -- tables ---------------------------------------------------------------
 
-    async def open_tables(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    async def open_tables(self, requests: list[dict[str, Any]]) -> list[TableOpening]:
         """Open a batch of tables: for each, seat the entrants at random and
         start the game, recorded in the store first when there is one. Each
-        answer has the table's record (see table_record) or an `error` (a
-        full room, rules that failed to set up, a store that failed)."""
+        answer has the table's record or an error (a full room, rules that
+        failed to set up, a store that failed)."""
         answers = []
         for index, request in enumerate(requests):
             if index and index % _OPEN_BEFORE_YIELDING == 0:
                 await asyncio.sleep(0)  # let the room's other tables move meanwhile
             answers.append(self._open_one(request))
         if self.store is not None:
-            opened = [answer for answer in answers if "record" in answer]
+            opened = [index for index, answer in enumerate(answers) if answer.record is not None]
             recorded = await asyncio.gather(
-                *(through_outage(self.store.create, a["table_id"], self._header(a["table_id"])) for a in opened),
+                *(through_outage(self.store.create, answers[i].table_id, self._header(answers[i].table_id))
+                  for i in opened),
                 return_exceptions=True,
             )
-            for answer, outcome in zip(opened, recorded):
+            for index, outcome in zip(opened, recorded):
                 if not isinstance(outcome, BaseException):
                     continue
-                table_id = answer["table_id"]
+                table_id = answers[index].table_id
                 self.tables.pop(table_id).close("the table could not be recorded")
                 self.records.pop(table_id, None)
                 if isinstance(outcome, TableExists):
                     # Its first room recorded it and died before answering: take
                     # that one over (the same seed seats the same players).
-                    answer.clear()
-                    answer.update(await self._resume_one(table_id))
+                    answers[index] = await self._resume_one(table_id)
                     continue
                 log.error("room %s could not record table %s: %s", self.room_id, table_id, outcome)
-                answer.pop("record")
-                answer["error"] = f"the table could not be recorded: {outcome}"
+                answers[index] = TableOpening(table_id, error=f"the table could not be recorded: {outcome}")
         return answers
 
     def _header(self, table_id: str) -> dict[str, Any]:
@@ -328,16 +343,16 @@ class RoomActor:
         return {"table_id": table_id, "run_id": self.config.run_id, "match": match.header(),
                 "record": self.records[table_id], "versions": code_versions(match.rules)}
 
-    async def resume_tables(self, table_ids: list[str]) -> list[dict[str, Any]]:
+    async def resume_tables(self, table_ids: list[str]) -> list[TableOpening]:
         """Take over tables from the store (their room died): each resumes
         from its checkpoint and journal with a new epoch, so the old
         incarnation can no longer write. Each answer is the table's seq and
-        record, or an `error`."""
+        record, or an error."""
         if self.store is None:
-            return [{"table_id": table_id, "error": "this room has no store"} for table_id in table_ids]
+            return [TableOpening(table_id, error="this room has no store") for table_id in table_ids]
         return [await self._resume_one(table_id) for table_id in table_ids]
 
-    async def _resume_one(self, table_id: str) -> dict[str, Any]:
+    async def _resume_one(self, table_id: str) -> TableOpening:
         assert self.store is not None  # resume_tables answers for a room without one
         try:
             stored = await through_outage(self.store.claim, table_id)
@@ -345,12 +360,12 @@ class RoomActor:
             refusal = why_not_resumable(stored.header, rules)
             if refusal is not None:
                 log.error("room %s will not resume table %s: %s", self.room_id, table_id, refusal)
-                return {"table_id": table_id, "error": refusal}
+                return TableOpening(table_id, error=refusal)
             table = Table.resumed(stored, rules, journal=self.journal, owner=self,
                                   rate=self.config.commit_rate, burst=self.config.commit_burst)
         except Exception as error:  # one table that cannot resume must not stop the others
             log.exception("room %s could not resume table %s", self.room_id, table_id)
-            return {"table_id": table_id, "error": f"{type(error).__name__}: {error}"}
+            return TableOpening(table_id, error=f"{type(error).__name__}: {error}")
         self.tables[table_id] = table
         self.records[table_id] = stored.header["record"]
         if table.over:
@@ -359,16 +374,15 @@ class RoomActor:
             self.table_finished(table)
         log.info("room %s resumed table %s at seq %d, epoch %d", self.room_id, table_id, table.seq, table.epoch,
                  extra=log_fields("table_resumed", table_id=table_id, room_id=self.room_id, seq=table.seq))
-        return {"table_id": table_id, "seq": table.seq, "epoch": table.epoch, "record": stored.header["record"]}
+        return TableOpening(table_id, stored.header["record"], seq=table.seq, epoch=table.epoch)
 
-    def _open_one(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _open_one(self, request: dict[str, Any]) -> TableOpening:
         table_id = request["table_id"]
         if table_id in self.tables:
-            return {"table_id": table_id, "error": f"room {self.room_id} already holds table {table_id}"}
+            return TableOpening(table_id, error=f"room {self.room_id} already holds table {table_id}")
         if len(self.tables) >= self.config.tables_per_room:
             # The lobby's book was behind (a slot not yet reported free): another room may take it.
-            return {"table_id": table_id, "error": f"room {self.room_id} is full ({len(self.tables)} tables)",
-                    "retry": True}
+            return TableOpening(table_id, error=f"room {self.room_id} is full ({len(self.tables)} tables)", retry=True)
         # A tournament's tables keep the seats its pairing chose.
         seed: TableSeed = request["seed"]
         entrants = request["entrants"] if request.get("keep_order") else seed.seated(request["entrants"])
@@ -391,7 +405,7 @@ class RoomActor:
         except Exception as error:  # the game's setup failed: this table only
             log.exception("room %s could not set up table %s (%s)", self.room_id, table_id, request["game"])
             self.tables_failed += 1
-            return {"table_id": table_id, "error": f"the game could not be set up: {type(error).__name__}: {error}"}
+            return TableOpening(table_id, error=f"the game could not be set up: {type(error).__name__}: {error}")
         self.tables[table_id] = table
         self.records[table_id] = record
         self.games_hosted += 1
@@ -405,7 +419,7 @@ class RoomActor:
         log.info("room %s opened table %s (%s, commitment %s)", self.room_id, table_id, request["game"],
                  record["commitment"][:16],
                  extra=log_fields("table_opened", table_id=table_id, room_id=self.room_id))
-        return {"table_id": table_id, "record": record}
+        return TableOpening(table_id, record)
 
     # The table calls these (actors.table.TableOwner) from inside its own step.
 

@@ -252,10 +252,10 @@ def _direct_table(host, room_handle, table_id: str) -> tuple[dict, list[Assignme
     assignments = [
         Assignment(table_id, "", seat,
                    sign_seat_token(config.token_secret, SeatClaim(table_id, seat, expires_ms, config.run_id)),
-                   "bigtwo", tuple(answer["record"]["players"]), ticket)
-        for seat, ticket in enumerate(answer["record"]["tickets"])
+                   "bigtwo", tuple(answer.record["players"]), ticket)
+        for seat, ticket in enumerate(answer.record["tickets"])
     ]
-    return answer["record"], assignments
+    return answer.record, assignments
 
 
 def test_a_paused_room_whose_table_resumed_elsewhere_cannot_append(host) -> None:
@@ -297,7 +297,7 @@ def test_a_paused_room_whose_table_resumed_elsewhere_cannot_append(host) -> None
         return resumed, a_still_holds, after_a, outcome, again, store.load(table_id)
 
     resumed, a_still_holds, after_a, outcome, again, final = run(scenario())
-    assert resumed["epoch"] == 2 and resumed["seq"] == 1  # dealt
+    assert resumed.epoch == 2 and resumed.seq == 1  # dealt
     assert a_still_holds is None  # A dropped the table when its append was fenced
     assert (after_a.epoch, after_a.seq) == (2, 1)  # nothing of A's reached the store after the deal
     assert outcome.accepted and outcome.seq == 2 and again.accepted and again.seq == 2 and again.duplicate
