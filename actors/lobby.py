@@ -37,7 +37,7 @@ from tablehost.actors.client_limits import ClientLimits
 from tablehost.actors.config import LobbyConfig
 from tablehost.actors.log_format import configure_logging
 from tablehost.actors.matchmaking import Entrant, Gathering, GatheringKey, Group, LobbyRefused, Matchmaker, Refusal
-from tablehost.actors.placement import ANY_NODE, ROOM_RESOURCE, Placement, Room, RoomState, room_number
+from tablehost.actors.placement import ANY_NODE, ROOM_RESOURCE, Placement, RoomRecord, RoomState, room_number
 from tablehost.actors.process_tuning import tune_garbage_collection
 from tablehost.actors.ray_classes import actor_class
 from tablehost.actors.room import RoomActor, room_actor_name
@@ -514,7 +514,7 @@ class LobbyActor:
         return {"rooms": [room.room_id for room in rooms], "tables": sum(len(room.tables) for room in rooms),
                 "tables_move": self.config.room.store is not None, "node_cordoned": bool(node_id)}
 
-    def _drain_step(self, room: Room) -> None:
+    def _drain_step(self, room: RoomRecord) -> None:
         """Stop a draining room that holds no table; with a store, ask it to
         hand off the tables it holds (again at each tidy, for any that were
         opening when the drain began)."""
@@ -527,7 +527,7 @@ class LobbyActor:
             self._handing_off.add(room.room_id)
             self._spawn(self._hand_off(room))
 
-    async def _hand_off(self, room: Room) -> None:
+    async def _hand_off(self, room: RoomRecord) -> None:
         """Ask a draining room to let its tables go, and resume them elsewhere."""
         try:
             moved = await asyncio.wait_for(room.handle.hand_off.remote(sorted(room.tables)), OPEN_TABLES_TIMEOUT_S)
@@ -678,7 +678,7 @@ class LobbyActor:
     def _place_awaiting(self) -> None:
         """Give each confirmed group a slot (least-loaded room first) and have
         each room open its new tables; start rooms if the slots run short."""
-        resumes: dict[str, tuple[Room, list[str]]] = {}
+        resumes: dict[str, tuple[RoomRecord, list[str]]] = {}
         while self._awaiting_resume:
             room = self.placement.place(self._awaiting_resume[0])
             if room is None:
@@ -686,7 +686,7 @@ class LobbyActor:
             resumes.setdefault(room.room_id, (room, []))[1].append(self._awaiting_resume.popleft())
         for room, table_ids in resumes.values():
             self._spawn(self._resume_in(room, table_ids))
-        placed: dict[str, Room] = {}
+        placed: dict[str, RoomRecord] = {}
         while self._awaiting_room:
             room = self.placement.place(self._awaiting_room[0].table_id)
             if room is None:
@@ -701,7 +701,7 @@ class LobbyActor:
         if self._awaiting_room and not self.placement.starting and not self.placement.free:
             self._fail_awaiting_if_no_room_can_start()
 
-    async def _open_in(self, room: Room) -> None:
+    async def _open_in(self, room: RoomRecord) -> None:
         """Open what is placed in `room`, one call at a time, until nothing is left."""
         try:
             while batch := self._to_open.pop(room.room_id, None):
@@ -709,7 +709,7 @@ class LobbyActor:
         finally:
             self._opening.discard(room.room_id)
 
-    async def _open_tables(self, room: Room, batch: list[PendingTable]) -> None:
+    async def _open_tables(self, room: RoomRecord, batch: list[PendingTable]) -> None:
         requests = [
             {
                 "table_id": pending.table_id,
@@ -759,7 +759,7 @@ class LobbyActor:
             self._awaiting_room.extendleft(reversed(retry))
             self._place_awaiting()
 
-    async def _resume_in(self, room: Room, table_ids: list[str]) -> None:
+    async def _resume_in(self, room: RoomRecord, table_ids: list[str]) -> None:
         """Have `room` take over tables from the store; LookupTable then names it."""
         try:
             answers = await asyncio.wait_for(room.handle.resume_tables.remote(table_ids), OPEN_TABLES_TIMEOUT_S)
@@ -786,7 +786,7 @@ class LobbyActor:
                 log.info("table %s resumed in room %s at seq %d (epoch %d)", table_id, room.room_id,
                          answer.seq, answer.epoch)
 
-    def _seat(self, pending: PendingTable, room: Room, record: dict[str, Any]) -> None:
+    def _seat(self, pending: PendingTable, room: RoomRecord, record: dict[str, Any]) -> None:
         """The room opened the table (`record` says who sits where): keep
         the record and tell each player's front door."""
         by_ticket = {entrant.ticket: entrant for entrant in pending.group.entrants}
@@ -996,7 +996,7 @@ class LobbyActor:
                 record.resuming = True
                 self._awaiting_resume.append(table_id)
 
-    async def _release_room(self, room: Room, why: str) -> None:
+    async def _release_room(self, room: RoomRecord, why: str) -> None:
         try:
             await room.handle.stop.remote()
         except ray.exceptions.RayError:

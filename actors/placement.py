@@ -33,7 +33,7 @@ class RoomState(enum.Enum):
 
 
 @dataclass(eq=False)
-class Room:
+class RoomRecord:
     room_id: str
     node_id: str
     capacity: int
@@ -74,7 +74,7 @@ class Placement:
         self.free_slots = free_slots
         self.follow_demand = follow_demand
         self.nodes: dict[str, float] = {}  # live node id -> CPUs
-        self.rooms: dict[str, Room] = {}
+        self.rooms: dict[str, RoomRecord] = {}
 
     # -- the cluster -------------------------------------------------------------
 
@@ -88,7 +88,7 @@ class Placement:
             return 0
         return math.ceil(self.nodes.get(node_id, 0) * self.rooms_per_cpu)
 
-    def _live_rooms(self) -> list[Room]:
+    def _live_rooms(self) -> list[RoomRecord]:
         """The rooms that are or will be in service (starting or ready)."""
         return [room for room in self.rooms.values() if room.state in (RoomState.STARTING, RoomState.READY)]
 
@@ -97,28 +97,28 @@ class Placement:
 
     # -- rooms -------------------------------------------------------------------
 
-    def add_starting(self, room_id: str, node_id: str) -> Room:
-        room = self.rooms[room_id] = Room(room_id, node_id, self.tables_per_room)
+    def add_starting(self, room_id: str, node_id: str) -> RoomRecord:
+        room = self.rooms[room_id] = RoomRecord(room_id, node_id, self.tables_per_room)
         return room
 
     def mark_ready(self, room_id: str, handle: Any, endpoint: str, node_id: str, pid: int, now: float,
-                   metrics_endpoint: str = "") -> Room:
+                   metrics_endpoint: str = "") -> RoomRecord:
         room = self.rooms[room_id]
         room.handle, room.endpoint, room.node_id, room.pid = handle, endpoint, node_id, pid
         room.metrics_endpoint = metrics_endpoint
         room.state, room.idle_since = RoomState.READY, now
         return room
 
-    def adopt(self, room_id: str, node_id: str, capacity: int, tables: set[str]) -> Room:
+    def adopt(self, room_id: str, node_id: str, capacity: int, tables: set[str]) -> RoomRecord:
         """A room that was running before this lobby started (the lobby
         restarted), with the tables it holds; mark_ready it next."""
-        room = self.rooms[room_id] = Room(room_id, node_id, capacity, tables=set(tables))
+        room = self.rooms[room_id] = RoomRecord(room_id, node_id, capacity, tables=set(tables))
         return room
 
-    def draining(self) -> list[Room]:
+    def draining(self) -> list[RoomRecord]:
         return [room for room in self.rooms.values() if room.state is RoomState.DRAINING]
 
-    def remove(self, room_id: str) -> Room | None:
+    def remove(self, room_id: str) -> RoomRecord | None:
         """A room that died, failed to start or was released."""
         return self.rooms.pop(room_id, None)
 
@@ -161,13 +161,13 @@ class Placement:
         with_cpus = [node for node, cpus in nodes.items() if cpus > 0] or list(nodes)
         return min(sorted(with_cpus), key=lambda node: per_node[node] / max(nodes[node], 1.0))
 
-    def rooms_to_release(self, now: float, idle_s: float) -> list[Room]:
+    def rooms_to_release(self, now: float, idle_s: float) -> list[RoomRecord]:
         """Ready rooms that are empty, idle for `idle_s`, and beyond both the
         per-CPU rooms of their node and the free-slot reserve; never the last room."""
         per_node = self._rooms_per_node()
         live = self._live_rooms()
         free = sum(room.free for room in live)
-        released: list[Room] = []
+        released: list[RoomRecord] = []
         for room in sorted(live, key=lambda r: r.idle_since):
             if room.state is not RoomState.READY or room.tables or now - room.idle_since < idle_s:
                 continue
@@ -184,7 +184,7 @@ class Placement:
 
     # -- tables --------------------------------------------------------------------
 
-    def place(self, table_id: str) -> Room | None:
+    def place(self, table_id: str) -> RoomRecord | None:
         """Take a slot for a table in the least-loaded ready room; None when
         every ready room is full (the caller waits for a room to start)."""
         candidates = [room for room in self.rooms.values() if room.state is RoomState.READY and room.free > 0]

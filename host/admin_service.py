@@ -22,7 +22,7 @@ from tablehost.actors.unary_parsing import CLIENT
 from tablehost.host.admin_auth import ADMIN_PREFIX, audit
 from tablehost.host.lobby_service import STATUS_OF_REFUSAL, BadRequest, check_key, check_text
 from tablehost.host.tournament_service import TournamentService
-from tablehost.host.waiting import WaitingRoom
+from tablehost.host.waiting import WaitingLine
 from tablehost.v1 import admin_pb2 as pb
 from tablehost.v1 import admin_pb2_grpc
 
@@ -97,7 +97,7 @@ class StatusCache:
 
 
 class AdminService(admin_pb2_grpc.AdminServicer):
-    def __init__(self, lobby: Any, waiting: WaitingRoom, tournaments: TournamentService,
+    def __init__(self, lobby: Any, waiting: WaitingLine, tournaments: TournamentService,
                  status_interval_s: float = STATUS_INTERVAL_S) -> None:
         self._lobby = lobby
         self._waiting = waiting

@@ -26,9 +26,9 @@ from tablehost.host.config import HostConfig
 
 async def _serve(config: HostConfig) -> None:
     from tablehost.actors.process_tuning import tune_garbage_collection
-    from tablehost.host.server import Host
+    from tablehost.host.server import FrontDoor
 
-    host = Host(config)
+    host = FrontDoor(config)
     await host.start()
     tune_garbage_collection()
     print(f"listening on {host.target}", flush=True)
@@ -221,7 +221,7 @@ async def _play(args: argparse.Namespace) -> int:
 
 async def _demo(config: HostConfig, args: argparse.Namespace) -> int:
     from tablehost.host.demo import DemoTables, run_demo
-    from tablehost.host.server import Host
+    from tablehost.host.server import FrontDoor
 
     chosen = _choose_game("demo", args.game, args.seats, config.game_modules)
     tls_root_cert = _tls_root_cert("demo", args.tls_ca)
@@ -230,7 +230,7 @@ async def _demo(config: HostConfig, args: argparse.Namespace) -> int:
     demo = DemoTables(args.game, chosen.seats, chosen.bot_rotation, chosen.bots, tables=args.tables,
                       variant=args.variant, join_data=chosen.join_data("demo", args.join_data),
                       tls_root_cert=tls_root_cert)
-    host = Host(config)
+    host = FrontDoor(config)
     await host.start()
     print(f"listening on {host.target}", flush=True)
     try:

@@ -424,7 +424,7 @@ class HostConfig:
 
     def lobby_config(self, run_id: str = "") -> LobbyConfig:
         """The lobby's settings and its rooms'; `run_id` is this run of the
-        host (the Host makes one per start), kept in the config so a lobby
+        host (the FrontDoor makes one per start), kept in the config so a lobby
         that Ray restarts keeps it."""
         room = RoomConfig(
             bind_host=self.room_host,

@@ -19,7 +19,7 @@ import ray
 from prometheus_client import CollectorRegistry, ProcessCollector
 
 from tablehost.actors.metrics import Gauge, GaugeCollector, MetricsServer
-from tablehost.host.waiting import WaitingRoom
+from tablehost.host.waiting import WaitingLine
 
 log = logging.getLogger("tablehost.host")
 
@@ -47,7 +47,7 @@ DOOR_GAUGES = (
 class DoorMetrics:
     """Serves the metrics on `host:port` (0: any free port; see `address`)."""
 
-    def __init__(self, lobby: Any, waiting: WaitingRoom, host: str, port: int) -> None:
+    def __init__(self, lobby: Any, waiting: WaitingLine, host: str, port: int) -> None:
         self._lobby = lobby
         self._waiting = waiting
         # The lobby's last status: replaced whole by the refresh task, read

@@ -28,7 +28,7 @@ from tablehost.games.engine.rules import InvalidJoin
 from tablehost.games.registry import GameCatalog, UnknownGame, UnknownVariant
 from tablehost.host.quotas import OverQuota, Quotas
 from tablehost.host.table_locations import TableLocations
-from tablehost.host.waiting import WaitingRoom
+from tablehost.host.waiting import WaitingLine
 from tablehost.v1 import lobby_pb2 as pb
 from tablehost.v1 import lobby_pb2_grpc, table_pb2
 
@@ -95,7 +95,7 @@ def check_code(code: str) -> str:
 
 
 class LobbyService(lobby_pb2_grpc.LobbyServicer):
-    def __init__(self, lobby: Any, waiting: WaitingRoom, catalog: GameCatalog, quotas: Quotas) -> None:
+    def __init__(self, lobby: Any, waiting: WaitingLine, catalog: GameCatalog, quotas: Quotas) -> None:
         self._lobby = lobby
         self._waiting = waiting
         self._catalog = catalog

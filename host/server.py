@@ -32,7 +32,7 @@ from tablehost.host.identity import Identities, allowance_for, load_verifier
 from tablehost.host.lobby_service import LobbyService
 from tablehost.host.quotas import Quotas
 from tablehost.host.tournament_service import TournamentService, TournamentSettings
-from tablehost.host.waiting import WaitingRoom
+from tablehost.host.waiting import WaitingLine
 from tablehost.host.web_gateway import WebGateway
 from tablehost.v1 import admin_pb2, lobby_pb2, table_pb2, tournament_pb2
 
@@ -67,7 +67,7 @@ def start_ray(config: HostConfig) -> None:
     """With no address, start a Ray of our own on loopback: its node address
     is 127.0.0.1 and every process it starts binds there, which needs
     LOOPBACK_RAY_ENV set to "0" before ray was imported (the tablehost
-    command sets it; a program embedding Host must too). With an address,
+    command sets it; a program embedding FrontDoor must too). With an address,
     join that cluster."""
     import ray
     from ray._private import ray_constants  # where Ray keeps what it read of LOOPBACK_RAY_ENV
@@ -149,14 +149,14 @@ async def lobby_ready(lobby: Any, timeout_s: float = LOBBY_READY_TIMEOUT_S) -> N
             pause_s = min(pause_s * 2, 2.0)
 
 
-class Host:
+class FrontDoor:
     """One front door over one lobby. `start` returns once it serves."""
 
     def __init__(self, config: HostConfig) -> None:
         self.config = config
         self.run_id = new_run_id()
         self.lobby: Any = None
-        self.waiting: WaitingRoom | None = None
+        self.waiting: WaitingLine | None = None
         self.server: aio.Server | None = None
         self.port = 0
         self.metrics: DoorMetrics | None = None
@@ -184,7 +184,7 @@ class Host:
         start_ray(self.config)
         self.lobby = get_or_create_lobby(self.config, self.run_id)
         await lobby_ready(self.lobby)
-        self.waiting = WaitingRoom(self.lobby, self.config.max_waiting, on_lobby=self._lobby_reachable)
+        self.waiting = WaitingLine(self.lobby, self.config.max_waiting, on_lobby=self._lobby_reachable)
         self.waiting.start()
         catalog = GameCatalog.load(self.config.game_modules, self.config.game_path)
         pending_calls = max(self.config.max_waiting, FRONT_DOOR_PENDING_CALLS)

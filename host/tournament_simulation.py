@@ -51,10 +51,10 @@ async def simulate(args: argparse.Namespace, tls_root_cert: bytes | None, join_d
     target, organiser_token = args.target, args.organiser_token
     if not target:
         from tablehost.host.config import HostConfig
-        from tablehost.host.server import Host
+        from tablehost.host.server import FrontDoor
 
         config = HostConfig.from_args(args)
-        host = Host(config)
+        host = FrontDoor(config)
         await host.start()
         target = host.target
         organiser_token = _issue_own_token(config) or organiser_token

@@ -50,7 +50,7 @@ class Waiter:
     delivered: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-class WaitingRoom:
+class WaitingLine:
     """The waiting players of one front door and its two calls to the lobby.
     Made and used on the front door's event loop."""
 

@@ -31,7 +31,7 @@ from tablehost.host.loadtest.live import LiveView
 from tablehost.host.loadtest.plot import plot_report
 from tablehost.host.loadtest.report import build_report, finished_tables, summary
 from tablehost.host.loadtest.settings import LoadTestSettings
-from tablehost.host.server import Host, start_ray
+from tablehost.host.server import FrontDoor, start_ray
 
 PROGRESS_INTERVAL_S = 0.5
 AGENT_START_TIMEOUT_S = 120.0
@@ -47,13 +47,13 @@ async def run_loadtest(settings: LoadTestSettings) -> int:
     """The whole command: Ray and the host as the settings say, the run, its
     report and plot in `settings.out`, the summary on stdout; the exit code."""
     console = Console(stderr=True, highlight=False)
-    host: Host | None = None
+    host: FrontDoor | None = None
     try:
         if settings.host_config is None:
             start_ray(HostConfig(ray_address=settings.ray_address))
             target = settings.target
         else:
-            host = Host(settings.host_config)
+            host = FrontDoor(settings.host_config)
             await host.start()
             target = host.target
             console.print(f"started a host at {target}")

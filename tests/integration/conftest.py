@@ -16,7 +16,7 @@ from typing import Any, Coroutine, TypeVar
 import pytest
 
 from tablehost.host.config import HostConfig
-from tablehost.host.server import Host
+from tablehost.host.server import FrontDoor
 
 T = TypeVar("T")
 
@@ -52,7 +52,7 @@ def player_token(player: str) -> str:
 
 class HostThread:
     def __init__(self, config: HostConfig) -> None:
-        self.host = Host(config)
+        self.host = FrontDoor(config)
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="tablehost-host", daemon=True)
 

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablehost.actors.placement import ANY_NODE, Placement, Room, RoomState
+from tablehost.actors.placement import ANY_NODE, Placement, RoomRecord, RoomState
 
 
-def ready(placement: Placement, room_id: str, node_id: str, *, tables: int = 0, idle_since: float = 0.0) -> Room:
+def ready(placement: Placement, room_id: str, node_id: str, *, tables: int = 0, idle_since: float = 0.0) -> RoomRecord:
     placement.add_starting(room_id, node_id)
     room = placement.mark_ready(room_id, f"handle of {room_id}", f"{node_id}:7000", node_id, 100, now=idle_since)
     room.tables.update(f"{room_id}/table-{i}" for i in range(tables))

@@ -38,7 +38,7 @@ from redis_server import RedisServer  # noqa: E402
 from tablehost.actors.lobby import NAMESPACE  # noqa: E402
 from tablehost.actors.store.redis_store import RedisStore  # noqa: E402
 from tablehost.host.config import HostConfig  # noqa: E402
-from tablehost.host.server import Host  # noqa: E402
+from tablehost.host.server import FrontDoor  # noqa: E402
 
 # How long redis-server stays down: what a crash and a supervisor's restart take.
 REDIS_DOWN_S = 1.0
@@ -109,7 +109,7 @@ async def main(losses: int, tables: int, seed: int) -> dict[str, Any]:
         for _ in range(2):
             cluster.add_node(num_cpus=1)
         cluster.wait_for_nodes()
-        host = Host(HostConfig(port=0, ray_address=cluster.address, store=redis_server.url, tables_per_room=8,
+        host = FrontDoor(HostConfig(port=0, ray_address=cluster.address, store=redis_server.url, tables_per_room=8,
                                free_slots=2, linger_s=1.0, abandon_after_s=120.0, seed=seed))
         try:
             await host.start()
@@ -129,7 +129,7 @@ async def main(losses: int, tables: int, seed: int) -> dict[str, Any]:
 class _HostView:
     """What Chaos asks of the session's HostThread, for a Host in this process."""
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: FrontDoor) -> None:
         self.host = host
         self.target = host.target
 

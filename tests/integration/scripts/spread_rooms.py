@@ -16,7 +16,7 @@ from ray.cluster_utils import Cluster  # noqa: E402
 
 from tablehost.clients.sdk import LobbyClient  # noqa: E402
 from tablehost.host.config import HostConfig  # noqa: E402
-from tablehost.host.server import Host  # noqa: E402
+from tablehost.host.server import FrontDoor  # noqa: E402
 
 PLAYERS = 160
 
@@ -37,7 +37,7 @@ async def main() -> None:
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2, "include_dashboard": False})
     cluster.add_node(num_cpus=2)
     cluster.wait_for_nodes()
-    host = Host(HostConfig(port=0, ray_address=cluster.address, tables_per_room=50, free_slots=0,
+    host = FrontDoor(HostConfig(port=0, ray_address=cluster.address, tables_per_room=50, free_slots=0,
                            abandon_after_s=600.0, seed=7))
     try:
         await host.start()
