@@ -34,7 +34,7 @@ from tablehost.actors.tournament.actor import tournament_actor_name  # noqa: E40
 from tablehost.clients.tournament import TournamentClient  # noqa: E402
 from tablehost.host.config import HostConfig  # noqa: E402
 from tablehost.host.organisers import OrganiserRegistry, now_ms  # noqa: E402
-from tablehost.host.server import Host  # noqa: E402
+from tablehost.host.server import FrontDoor  # noqa: E402
 
 MIB = 2**20
 # Long enough for a new worker's imports and first garbage to settle.
@@ -54,7 +54,7 @@ def machine_pss() -> int:
 async def measure(tournaments: int, players: int, start: bool) -> dict[str, object]:
     store = tempfile.mkdtemp(prefix="measure-tournament-")
     config = HostConfig(port=0, store=f"local:{store}")
-    host = Host(config)
+    host = FrontDoor(config)
     await host.start()
     try:
         token, _ = OrganiserRegistry(open_event_log(config.store)).issue(config.token_secret, "measurement",
