@@ -192,8 +192,8 @@ def test_what_a_seat_sees_and_who_is_asked_never_depend_on_cards_it_cannot_see(
         request = rng.choice(requests)
         move = rng.choice(request.legal_actions or [request.default])
         other = deal_hidden_again(state, request.seat, rng, held_only=True)
-        action = Action(move["type"], table.player_id(state, request.seat), {k: v for k, v in move.items()
-                                                                             if k != "type"})
+        action = Action(move["type"], table.player_id(state, request.seat),
+                        {k: v for k, v in move.items() if k != "type"}, request.seat)
         after, _ = engine.dispatch(state, action, match.started_ms + 7)
         other_after, _ = engine.dispatch(other, action, match.started_ms + 7)
         assert asked_by_when(other_after) == asked_by_when(after)

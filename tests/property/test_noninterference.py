@@ -172,7 +172,7 @@ _ENGINES: dict[str, Engine] = {}
 def after(rules: GameRules, state: State, move: Move) -> State:
     engine = _ENGINES.setdefault(rules.name, rules.engine())
     payload = {key: value for key, value in move.action.items() if key != "type"}
-    moved, _ = engine.dispatch(state, Action(move.action["type"], seat_id(move.seat), payload), move.now_ms)
+    moved, _ = engine.dispatch(state, Action(move.action["type"], seat_id(move.seat), payload, move.seat), move.now_ms)
     return moved
 
 

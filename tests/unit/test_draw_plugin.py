@@ -57,10 +57,9 @@ def test_the_plugin_is_draw_cards_version_1_0_0() -> None:
     assert (DrawPlugin.id, DrawPlugin.name, DrawPlugin.version) == ("draw", "Draw Cards", "1.0.0")
 
 
-def test_the_plugin_handles_draw_card_and_has_no_setup_rules_or_triggers() -> None:
+def test_the_plugin_handles_draw_card_and_has_no_setup_or_triggers() -> None:
     assert [handler.type for handler in DrawPlugin.actions] == [DRAW_CARD_ACTION]
     assert DrawPlugin.setup is None
-    assert DrawPlugin.rules == ()
     assert DrawPlugin.triggers == ()
 
 
