@@ -10,6 +10,7 @@ import logging
 import os
 import secrets
 import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -168,6 +169,7 @@ class FrontDoor:
         self._audit_handler: logging.Handler | None = None
         self.console: Console | None = None
         self.web: WebGateway | None = None
+        self._relay_folder: tempfile.TemporaryDirectory[str] | None = None
         # The web gateway's key for naming the browsers it relays (host/identity.py).
         self._forward_key = secrets.token_hex(16)
         self._health = health.aio.HealthServicer()
@@ -204,6 +206,14 @@ class FrontDoor:
         self.port = bind_port(server, f"{self.config.host}:{self.config.port}", credentials)
         if self.port == 0:
             raise SystemExit(f"cannot bind {self.config.host}:{self.config.port}")
+        if self.config.web_port is not None:
+            # The web gateway reaches this door's services on a socket in a
+            # folder only this user reads: no port, no certificate to match
+            # whatever address the door binds.
+            self._relay_folder = tempfile.TemporaryDirectory(prefix="tablehost-door-")
+            relay = f"unix:{self._relay_folder.name}/door.sock"
+            if server.add_insecure_port(relay) == 0:
+                raise SystemExit(f"cannot bind the web gateway's socket {relay}")
         await server.start()
         self.server = server
         await self._start_admin(AdminService(self.lobby, self.waiting, tournaments, self.config.status_interval_s),
@@ -211,7 +221,9 @@ class FrontDoor:
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
         await self._health.set(LOBBY_SERVICE, health_pb2.HealthCheckResponse.SERVING)
         if self.config.web_port is not None:
-            self.web = WebGateway(self.target, self._forward_key, self.config.token_secret, self.config.host,
+            assert self._relay_folder is not None
+            self.web = WebGateway(f"unix:{self._relay_folder.name}/door.sock", self._forward_key,
+                                  self.config.token_secret, self.config.host,
                                   self.config.web_port, self.config.hello_timeout_s,
                                   tls=(self.config.tls_cert_pem, self.config.tls_key_pem) if self.config.tls_cert_pem
                                   else None)
@@ -282,6 +294,9 @@ class FrontDoor:
         if self.admin_server is not None:
             await self.admin_server.stop(grace_s)
             self.admin_server = None
+        if self._relay_folder is not None:
+            self._relay_folder.cleanup()
+            self._relay_folder = None
         if self._audit_handler is not None:
             logging.getLogger("tablehost.audit").removeHandler(self._audit_handler)
             self._audit_handler.close()

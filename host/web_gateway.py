@@ -12,8 +12,8 @@ beside the web table (host/web/), and carries the same messages another way:
 
 Every call is relayed to the host's own gRPC services, so the tokens, the
 bounds and the rate limits are theirs: lobby calls go to this front door's
-own port, carrying the browser's address in metadata signed with a key only
-this process knows (so the quotas count the browser, not the gateway); a
+services on a private Unix socket, carrying the browser's address in metadata
+signed with a key only this process knows (so the quotas count the browser, not the gateway); a
 table stream goes to the room the seat token's table is served by (the token
 checked here, the room asked of the lobby, never taken from the browser), whose checks, budgets and queue
 limits apply as to any stream. The gateway adds its own bounds: frames and
@@ -74,14 +74,15 @@ def status_json(code: grpc.StatusCode, details: str) -> str:
 
 
 class WebGateway:
-    """The browsers' way in, relaying to `door_target` (this front door's
-    players' port) and to the rooms."""
+    """The browsers' way in, relaying to this front door's services and to
+    the rooms."""
 
     def __init__(self, door_target: str, forward_key: str, token_secret: bytes, host: str, port: int,
                  hello_timeout_s: float, tls: tuple[bytes, bytes] | None = None) -> None:
-        """`tls`: the host's certificate chain and key (PEM). Given, the web
-        port serves HTTPS and WSS only, as the gRPC ports serve TLS only, and
-        the relayed calls trust that certificate."""
+        """`door_target`: this front door's private socket (FrontDoor binds
+        it). `tls`: the host's certificate chain and key (PEM). Given, the
+        web port serves HTTPS and WSS only, as the gRPC ports serve TLS only,
+        and the table streams relayed to rooms trust that certificate."""
         self.door_target = door_target
         self.token_secret = token_secret
         self.forward_key = forward_key
@@ -89,7 +90,7 @@ class WebGateway:
         self.port = port
         self.hello_timeout_s = hello_timeout_s
         self._tls = tls
-        self._credentials = grpc.ssl_channel_credentials(tls[0]) if tls else None
+        self._credentials = grpc.ssl_channel_credentials(tls[0]) if tls else None  # to the rooms
         self._door: aio.Channel | None = None
         self._runner: web.AppRunner | None = None
         self._streams: Counter[str] = Counter()
@@ -102,13 +103,13 @@ class WebGateway:
     def scheme(self) -> str:
         return "https" if self._tls else "http"
 
-    def _channel(self, target: str) -> aio.Channel:
+    def _room_channel(self, target: str) -> aio.Channel:
         if self._credentials is not None:
             return aio.secure_channel(target, self._credentials)
         return aio.insecure_channel(target)
 
     async def start(self) -> None:
-        self._door = self._channel(self.door_target)
+        self._door = aio.insecure_channel(self.door_target)  # the door's private socket
         app = web.Application(client_max_size=MAX_MESSAGE_BYTES)
         app.router.add_post("/v1/rpc/{service}/{method}", self._unary)
         app.router.add_get("/v1/stream/{service}/{method}", self._stream)
@@ -230,7 +231,7 @@ class WebGateway:
         try:
             first, authorization = await self._first_message(socket)
             if path == PLAY:
-                channel = self._channel(await self._room_of(first, request, authorization))
+                channel = self._room_channel(await self._room_of(first, request, authorization))
                 call = channel.stream_stream(f"/{PLAY}")()
                 try:
                     await call.write(first)
