@@ -116,22 +116,28 @@ def _validate_play(state: State, seat: int, payload: dict[str, Any]) -> Combinat
     play = classify(cards)
     if play is None:
         raise RuleError(Reason.ILLEGAL_MOVE, f"{' '.join(cards)} is no combination")
-    refusal = _lay_refusal(play, state["variables"])
+    variables = state["variables"]
+    refusal = _lay_refusal(play, variables[VAR_FIRST_PLAY], _previous_play(variables))
     if refusal is not None:
         raise RuleError(Reason.ILLEGAL_MOVE, refusal)
     return play
 
 
-def _lay_refusal(play: Combination, variables: dict[str, Any]) -> str | None:
+def _previous_play(variables: dict[str, Any]) -> Combination | None:
+    """The play to beat, or None when leading."""
+    last_play = variables[VAR_LAST_PLAY]
+    return classify(last_play["cards"]) if last_play is not None else None
+
+
+def _lay_refusal(play: Combination, first_play: bool, previous: Combination | None) -> str | None:
     """Why a combination from the hand may not be laid now, or None when it
     may: the one statement of that rule, which both a play's check and the
     list of legal plays apply."""
-    if variables[VAR_FIRST_PLAY] and THREE_OF_CLUBS not in play.cards:
+    if first_play and THREE_OF_CLUBS not in play.cards:
         return "the first play of the game must contain 3C"
-    last_play = variables[VAR_LAST_PLAY]
-    if last_play is not None and not beats(play, classify(last_play["cards"])):
+    if previous is not None and not beats(play, previous):
         return (f"{play.kind.value} {' '.join(play.cards)} does not beat "
-                f"{last_play['kind']} {' '.join(last_play['cards'])}")
+                f"{previous.kind.value} {' '.join(previous.cards)}")
     return None
 
 
@@ -224,12 +230,12 @@ class BigTwo(GameRules):
         if self.to_act(state) != seat:
             return []
         variables = state["variables"]
-        last_play = variables[VAR_LAST_PLAY]
-        previous = classify(last_play["cards"]) if last_play is not None else None
+        previous = _previous_play(variables)
+        first_play = variables[VAR_FIRST_PLAY]
         # The hand's combinations of the kinds that could be laid on the
         # previous play, kept as the same rule a play's check applies.
         candidates = legal_plays(_hand(state, seat), previous)
-        actions = _plays_to_actions([play for play in candidates if _lay_refusal(play, variables) is None])
+        actions = _plays_to_actions([play for play in candidates if _lay_refusal(play, first_play, previous) is None])
         if previous is not None:
             actions.append({"type": PASS})
         return actions
