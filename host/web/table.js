@@ -432,9 +432,9 @@ var require_inquire = __commonJS({
 var require_utf8 = __commonJS({
   "node_modules/@protobufjs/utf8/index.js"(exports) {
     "use strict";
-    var utf82 = exports;
+    var utf83 = exports;
     var replacementCharCode = 65533;
-    utf82.length = function utf8_length(string) {
+    utf83.length = function utf8_length(string) {
       var len = 0, c = 0;
       for (var i = 0; i < string.length; ++i) {
         c = string.charCodeAt(i);
@@ -450,7 +450,7 @@ var require_utf8 = __commonJS({
       }
       return len;
     };
-    utf82.read = function utf8_read(buffer, start, end) {
+    utf83.read = function utf8_read(buffer, start, end) {
       if (end - start < 1)
         return "";
       var parts = null, chunk = [], i = 0, t, t2, c2, c3;
@@ -486,7 +486,7 @@ var require_utf8 = __commonJS({
       }
       return String.fromCharCode.apply(String, chunk.slice(0, i));
     };
-    utf82.write = function utf8_write(string, buffer, offset) {
+    utf83.write = function utf8_write(string, buffer, offset) {
       var start = offset, c1, c2;
       for (var i = 0; i < string.length; ++i) {
         c1 = string.charCodeAt(i);
@@ -1820,7 +1820,7 @@ var require_writer = __commonJS({
     var BufferWriter;
     var LongBits = util.LongBits;
     var base64 = util.base64;
-    var utf82 = util.utf8;
+    var utf83 = util.utf8;
     function Op(fn, len, val) {
       this.fn = fn;
       this.len = len;
@@ -1954,8 +1954,8 @@ var require_writer = __commonJS({
       return this.uint32(len)._push(writeBytes, len, value);
     };
     Writer2.prototype.string = function write_string(value) {
-      var len = utf82.length(value);
-      return len ? this.uint32(len)._push(utf82.write, len, value) : this._push(writeByte, 1, 0);
+      var len = utf83.length(value);
+      return len ? this.uint32(len)._push(utf83.write, len, value) : this._push(writeByte, 1, 0);
     };
     Writer2.prototype.fork = function fork() {
       this.states = new State(this);
@@ -2060,7 +2060,7 @@ var require_reader = __commonJS({
     var util = require_minimal();
     var BufferReader;
     var LongBits = util.LongBits;
-    var utf82 = util.utf8;
+    var utf83 = util.utf8;
     function indexOutOfRange(reader, writeLength) {
       return RangeError("index out of range: " + reader.pos + " + " + (writeLength || 1) + " > " + reader.len);
     }
@@ -2207,7 +2207,7 @@ var require_reader = __commonJS({
     };
     Reader2.prototype.string = function read_string() {
       var bytes = this.bytes();
-      return utf82.read(bytes, 0, bytes.length);
+      return utf83.read(bytes, 0, bytes.length);
     };
     Reader2.prototype.skip = function skip(length) {
       if (typeof length === "number") {
@@ -7870,6 +7870,7 @@ var MAX_ACT_ID_BYTES = 64;
 var MAX_PENDING_COMMITS = 64;
 var FIRST_BACKOFF_MS = 100;
 var MAX_BACKOFF_MS = 2e3;
+var utf82 = new TextEncoder();
 var SessionDisconnected = class extends Error {
 };
 var StreamReplaced = class extends SessionDisconnected {
@@ -8025,7 +8026,7 @@ var TableSession = class _TableSession {
   commit(action, actId, timeoutMs = 1e4) {
     if (this.failure !== null) return Promise.reject(this.failure);
     const id = actId ?? `${this.seatNow}-${Date.now().toString(36)}-${++this.actIds}`;
-    if (new TextEncoder().encode(id).length > MAX_ACT_ID_BYTES || id.length === 0) {
+    if (utf82.encode(id).length > MAX_ACT_ID_BYTES || id.length === 0) {
       return Promise.reject(new RangeError(`an act_id is 1 to ${MAX_ACT_ID_BYTES} bytes of UTF-8`));
     }
     if (this.pending.size >= MAX_PENDING_COMMITS && !this.pending.has(id)) {

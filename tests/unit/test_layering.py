@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,29 +39,28 @@ def imported_modules(path: Path) -> set[str]:
     return modules
 
 
-def allowed(module: str, layer: str) -> bool:
-    if module.split(".")[0] in sys.stdlib_module_names:
-        return True
-    return any(module == prefix or module.startswith(prefix + ".") for prefix in ALLOWED[layer])
+def within(module: str, packages: set[str]) -> bool:
+    return any(module == package or module.startswith(package + ".") for package in packages)
+
+
+def imports_where(layer: str, wrong: Callable[[str], bool]) -> set[str]:
+    """Each "FILE: MODULE" of the layer's imports that `wrong` picks out."""
+    return {
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in sorted((ROOT / layer).rglob("*.py"))
+        for module in imported_modules(path)
+        if wrong(module)
+    }
 
 
 @pytest.mark.parametrize("layer", sorted(ALLOWED))
 def test_each_layer_imports_only_what_it_may(layer: str) -> None:
-    outside = {
-        f"{path.relative_to(ROOT)}: {module}"
-        for path in sorted((ROOT / layer).rglob("*.py"))
-        for module in imported_modules(path)
-        if not allowed(module, layer)
-    }
+    outside = imports_where(layer, lambda module: module.split(".")[0] not in sys.stdlib_module_names
+                            and not within(module, ALLOWED[layer]))
     assert not outside, f"{layer}/ imports what its layer may not: {sorted(outside)}"
 
 
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
 def test_no_layer_imports_the_ones_above_it(layer: str) -> None:
-    upward = {
-        f"{path.relative_to(ROOT)}: {module}"
-        for path in sorted((ROOT / layer).rglob("*.py"))
-        for module in imported_modules(path)
-        if any(module == above or module.startswith(above + ".") for above in FORBIDDEN[layer])
-    }
+    upward = imports_where(layer, lambda module: within(module, FORBIDDEN[layer]))
     assert not upward, f"{layer}/ imports a layer above it: {sorted(upward)}"

@@ -20,6 +20,7 @@ const MAX_ACT_ID_BYTES = 64;
 const MAX_PENDING_COMMITS = 64;
 const FIRST_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 2_000;
+const utf8 = new TextEncoder();
 
 export class SessionDisconnected extends Error {}
 /** Another stream for this seat took over: never reconnect on your own (two sessions would take the seat in turn). */
@@ -232,7 +233,7 @@ export class TableSession {
   commit(action: WireMap, actId?: string, timeoutMs = 10_000): Promise<CommitOutcome> {
     if (this.failure !== null) return Promise.reject(this.failure);
     const id = actId ?? `${this.seatNow}-${Date.now().toString(36)}-${++this.actIds}`;
-    if (new TextEncoder().encode(id).length > MAX_ACT_ID_BYTES || id.length === 0) {
+    if (utf8.encode(id).length > MAX_ACT_ID_BYTES || id.length === 0) {
       return Promise.reject(new RangeError(`an act_id is 1 to ${MAX_ACT_ID_BYTES} bytes of UTF-8`));
     }
     if (this.pending.size >= MAX_PENDING_COMMITS && !this.pending.has(id)) {
