@@ -59,6 +59,17 @@ STORE_WRITE_LATENCY = Histogram("tablehost_store_write_seconds", "One group comm
                                 buckets=_STORE_BUCKETS)
 
 
+@dataclass(slots=True)
+class TableStats:
+    """One table's counts since its room opened it, for its room's status."""
+
+    moves: int = 0
+    automatic_moves: int = 0
+    rejects: int = 0
+    desyncs: int = 0
+    floods: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class TableMetrics:
     """One table's labelled series, looked up once when it opens: a move

@@ -24,7 +24,6 @@ import logging
 import os
 import ssl
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +46,10 @@ from tablehost.actors.server_options import (
 )
 from tablehost.actors.store import TableExists, TableStore, open_store
 from tablehost.actors.outbound import StreamEnd
+from tablehost.actors.room_calls import TableOpening, TableRequest, table_record
 from tablehost.actors.table import Table
 from tablehost.actors.table_service import TableService
 from tablehost.actors.versions import code_versions, why_not_resumable
-from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.registry import GameCatalog
 from tablehost.v1 import table_pb2
 
@@ -76,40 +75,6 @@ _TRIM_INTERVAL_S = 10.0
 def room_actor_name(lobby_name: str, room_id: str) -> str:
     """Rooms are named after their lobby, so a restarted lobby finds its own."""
     return f"{lobby_name}/{room_id}"
-
-
-def table_record(request: dict[str, Any], seated: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the lobby's directory keeps of a table, as plain data: the room
-    returns it, the store's header keeps it (for a lobby that restarts while
-    the table moves between rooms), and `inventory` reports it."""
-    return {
-        "table_id": request["table_id"],
-        "game": request["game"],
-        "variant": request.get("variant", ""),
-        "commitment": request["seed"].commitment,
-        "players": [entrant["name"] for entrant in seated],
-        "tickets": [entrant["ticket"] for entrant in seated],
-        "clients": [entrant.get("client", "") for entrant in seated],
-        "join": [entrant.get("join", {}) for entrant in seated],
-        "entrants": [entrant["ticket"] for entrant in request["entrants"]],
-        "options": dict(request["options"]),
-        "started_ms": time.time_ns() // 1_000_000,
-    }
-
-
-@dataclass(frozen=True, slots=True)
-class TableOpening:
-    """A room's answer for one table it was asked to open or to resume: the
-    table's record (who sits where, see table_record) and, for a resumed
-    table, its seq and epoch; or why it is not open, and whether another
-    room may take it (this one was full)."""
-
-    table_id: str
-    record: dict[str, Any] | None = None
-    error: str = ""
-    retry: bool = False
-    seq: int = 0
-    epoch: int = 0
 
 
 class NoFreePort(RuntimeError):
@@ -235,8 +200,8 @@ class RoomActor:
         for table in self.tables.values():
             counts = by_game.setdefault(table.metrics.game, [0, 0, 0])
             counts[0] += 1
-            counts[1] += table.seated_streams
-            counts[2] += table.spectator_streams
+            counts[1] += table.streams.seated
+            counts[2] += table.streams.spectators
         gauges = [Gauge("tablehost_room_capacity", (), self.config.tables_per_room)]
         for game, (tables, seated, spectators) in sorted(by_game.items()):
             gauges += [Gauge("tablehost_tables", (game,), tables), Gauge("tablehost_seated_players", (game,), seated),
@@ -304,7 +269,7 @@ class RoomActor:
 
     # -- tables ---------------------------------------------------------------
 
-    async def open_tables(self, requests: list[dict[str, Any]]) -> list[TableOpening]:
+    async def open_tables(self, requests: list[TableRequest]) -> list[TableOpening]:
         """Open a batch of tables: for each, seat the entrants at random and
         start the game, recorded in the store first when there is one. Each
         answer has the table's record or an error (a full room, rules that
@@ -376,47 +341,46 @@ class RoomActor:
                  extra=log_fields("table_resumed", table_id=table_id, room_id=self.room_id, seq=table.seq))
         return TableOpening(table_id, stored.header["record"], seq=table.seq, epoch=table.epoch)
 
-    def _open_one(self, request: dict[str, Any]) -> TableOpening:
-        table_id = request["table_id"]
+    def _open_one(self, request: TableRequest) -> TableOpening:
+        table_id = request.table_id
         if table_id in self.tables:
             return TableOpening(table_id, error=f"room {self.room_id} already holds table {table_id}")
         if len(self.tables) >= self.config.tables_per_room:
             # The lobby's book was behind (a slot not yet reported free): another room may take it.
             return TableOpening(table_id, error=f"room {self.room_id} is full ({len(self.tables)} tables)", retry=True)
         # A tournament's tables keep the seats its pairing chose.
-        seed: TableSeed = request["seed"]
-        entrants = request["entrants"] if request.get("keep_order") else seed.seated(request["entrants"])
+        entrants = list(request.entrants) if request.keep_order else request.seed.seated(request.entrants)
         record = table_record(request, entrants)
         try:
             table = Table(
                 table_id,
-                self.catalog.rules(request["game"]),
-                seed,
+                self.catalog.rules(request.game),
+                request.seed,
                 list(record["players"]),
-                request["options"],
+                request.options,
                 rate=self.config.commit_rate,
                 burst=self.config.commit_burst,
                 owner=self,
                 join=list(record["join"]),
                 journal=self.journal,
                 deal_wait_ms=round(self.config.deal_wait_s * 1000),
-                cancel_if_absent=not request.get("keep_order"),
+                cancel_if_absent=not request.keep_order,
             )
         except Exception as error:  # the game's setup failed: this table only
-            log.exception("room %s could not set up table %s (%s)", self.room_id, table_id, request["game"])
+            log.exception("room %s could not set up table %s (%s)", self.room_id, table_id, request.game)
             self.tables_failed += 1
             return TableOpening(table_id, error=f"the game could not be set up: {type(error).__name__}: {error}")
         self.tables[table_id] = table
         self.records[table_id] = record
         self.games_hosted += 1
         table.metrics.opened.inc()
-        window = request.get("no_show_after_s")
+        window = request.no_show_after_s
         if window is not None:
             # Its players are told where it is by their tournament: the
             # window, not the deserted-table grace, judges who never came.
-            table.deserted_since = None
+            table.streams.deserted_since = None
             asyncio.get_running_loop().call_later(window, self._check_no_shows, table, window)
-        log.info("room %s opened table %s (%s, commitment %s)", self.room_id, table_id, request["game"],
+        log.info("room %s opened table %s (%s, commitment %s)", self.room_id, table_id, request.game,
                  record["commitment"][:16],
                  extra=log_fields("table_opened", table_id=table_id, room_id=self.room_id))
         return TableOpening(table_id, record)
@@ -430,12 +394,12 @@ class RoomActor:
         now, reported without a result."""
         if self.tables.get(table.table_id) is not table or table.over or table.failure is not None:
             return
-        absent = [seat for seat in range(table.seat_count) if seat not in table.seats_seen]
+        absent = [seat for seat in range(table.seat_count) if seat not in table.streams.seats_seen]
         if not absent:
             return
         table.no_shows = tuple(absent)
-        if table.seated_streams == 0:
-            table.deserted_since = time.monotonic()
+        if table.streams.seated == 0:
+            table.streams.deserted_since = time.monotonic()
         if table.seat_count - len(absent) >= 2:
             log.info("room %s: seats %s of table %s did not show up within %.0f s; the game goes on",
                      self.room_id, absent, table.table_id, window)
@@ -564,7 +528,7 @@ class RoomActor:
             await asyncio.sleep(period)
             now = time.monotonic()
             for table in list(self.tables.values()):
-                since = table.deserted_since
+                since = table.streams.deserted_since
                 # A table not yet dealt is judged at its deal's deadline instead.
                 if since is not None and not table.over and table.match.dealt and now - since >= grace:
                     log.info("room %s: every player left table %s %.0f s ago; closing it",
@@ -586,7 +550,7 @@ class RoomActor:
             "capacity": self.config.tables_per_room,
             "games_hosted": self.games_hosted,
             "tables_failed": self.tables_failed,
-            "streams": sum(table.subscriber_count for table in self.tables.values()),
+            "streams": sum(len(table.streams.live) for table in self.tables.values()),
         }
 
     async def table_log(self, table_id: str) -> dict[str, Any] | None:
@@ -606,7 +570,7 @@ class RoomActor:
             "table_id": table.table_id,
             "seq": table.seq,
             "over": table.over,
-            "streams": table.subscriber_count,
+            "streams": len(table.streams.live),
             "moves": table.stats.moves,
             "automatic_moves": table.stats.automatic_moves,
             "rejects": table.stats.rejects,

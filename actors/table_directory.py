@@ -43,7 +43,7 @@ class TableRecord:
 
     @classmethod
     def from_plain(cls, record: dict[str, Any], room_id: str, endpoint: str) -> TableRecord:
-        """A room's record of a table (actors/room.py `table_record`), served at `endpoint`."""
+        """A room's record of a table (actors/room_calls.py `table_record`), served at `endpoint`."""
         return cls(
             table_id=record["table_id"], game=record["game"], variant=record["variant"],
             commitment=record["commitment"],

@@ -262,15 +262,15 @@ class TableService:
             raise Refused(grpc.StatusCode.UNAUTHENTICATED,
                           f"the seat token names seat {claim.seat}; table {table.table_id} has seats "
                           f"0-{table.seat_count - 1} (and -1 for spectators)")
-        removed = table.removed.get(claim.seat)
+        removed = table.streams.removed.get(claim.seat)
         if removed is not None:
             raise Refused(grpc.StatusCode.PERMISSION_DENIED, removed)
-        cooling_s = table.cooling_down(claim.seat)
+        cooling_s = table.streams.cooling_down(claim.seat)
         if cooling_s > 0:
             raise Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
                           f"seat {claim.seat} of table {table.table_id} flooded its last stream; open a stream again "
                           f"in {cooling_s:.1f} s", rejection=False)
-        if claim.seat == SPECTATOR_SEAT and table.spectator_streams >= self._max_spectators:
+        if claim.seat == SPECTATOR_SEAT and table.streams.spectators >= self._max_spectators:
             raise Refused(grpc.StatusCode.RESOURCE_EXHAUSTED,
                           f"table {table.table_id} has its maximum of {self._max_spectators} spectator streams; "
                           "try again later", rejection=False)
@@ -312,7 +312,7 @@ class TableService:
                 else:
                     what = f"a {kind}" if kind else "a message with no kind"
                     subscriber.outbox.put(RejectionOut("", Reason.PROTOCOL, f"unexpected {what} after hello"))
-                if not table.serves(subscriber):
+                if subscriber not in table.streams.live:
                     break  # replaced, ended or closed: its end is queued, and the rest is never read
         finally:
             subscriber.outbox.put(_CLIENT_DONE)

@@ -20,7 +20,7 @@ import msgpack
 import ray
 from grpc import aio
 
-from tablehost.actors.lobby import CODE_ALPHABET, CODE_LENGTH
+from tablehost.actors.door_exchange import CODE_ALPHABET, CODE_LENGTH
 from tablehost.actors.matchmaking import LobbyRefused, Refusal
 from tablehost.actors.tokens import SPECTATOR_SEAT
 from tablehost.actors.unary_parsing import CLIENT
@@ -194,7 +194,9 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             seated = await self._call(context, self._waiting.wait_for_seat(ticket, join))
         finally:
             self._quotas.release_join(client)
-        return pb.TableAssignment(**seated)
+        return pb.TableAssignment(table_id=seated.table_id, endpoint=seated.endpoint, seat=seated.seat,
+                                  seat_token=seated.seat_token, game=seated.game, display_names=seated.display_names,
+                                  ticket=seated.ticket, deal_commitment=seated.deal_commitment)
 
     async def _call(self, context: aio.ServicerContext, awaitable: Any) -> Any:
         """Await a lobby step; its refusals become their gRPC statuses."""

@@ -30,6 +30,7 @@ from typing import Any
 
 import ray
 
+from tablehost.actors.door_exchange import DoorMail, SeatAssignment
 from tablehost.actors.matchmaking import LobbyRefused, Refusal
 
 log = logging.getLogger("tablehost.waiting")
@@ -45,7 +46,7 @@ LOBBY_OUTAGE_S = 30.0
 @dataclass(eq=False)
 class Waiter:
     ticket: str
-    seated: asyncio.Future[dict[str, Any]]
+    seated: asyncio.Future[SeatAssignment]
     # Set once the lobby has answered the exchange that carried the join.
     delivered: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -90,7 +91,7 @@ class WaitingLine:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._fail_all(Refusal.UNAVAILABLE, "the front door is shutting down")
 
-    async def wait_for_seat(self, ticket: str, join: dict[str, str]) -> dict[str, Any]:
+    async def wait_for_seat(self, ticket: str, join: dict[str, Any]) -> SeatAssignment:
         """Wait until the lobby seats this ticket; raises LobbyRefused. If the
         caller goes away (this coroutine is cancelled), the ticket leaves."""
         if ticket in self._waiters:
@@ -160,13 +161,13 @@ class WaitingLine:
             await self._lobby_away()
             await asyncio.sleep(_RETRY_AFTER_S)
             return
-        await self._lobby_answered(reply["lobby"])
+        await self._lobby_answered(reply.lobby)
         by_ticket = {join["ticket"]: join for join in joins}
         for waiter in sent:
             if self._waiters.get(waiter.ticket) is waiter:  # not seated or gone meanwhile
                 self._delivered[waiter.ticket] = by_ticket[waiter.ticket]
             waiter.delivered.set()
-        for ticket, (refusal, message) in reply["refused"].items():
+        for ticket, (refusal, message) in reply.refused.items():
             self._resolve_refused(ticket, Refusal(refusal), message)
 
     async def _poll_forever(self) -> None:
@@ -178,7 +179,7 @@ class WaitingLine:
                 await self._lobby_away()
                 await asyncio.sleep(_RETRY_AFTER_S)
                 continue
-            await self._lobby_answered(mail["lobby"])
+            await self._lobby_answered(mail.lobby)
             self._read_mail(mail)
 
     async def _lobby_away(self) -> None:
@@ -209,18 +210,18 @@ class WaitingLine:
                 self._outgoing.set()
         self._incarnation = incarnation
 
-    def _read_mail(self, mail: dict[str, Any]) -> None:
-        for group_id, ticket in mail["proposals"]:
+    def _read_mail(self, mail: DoorMail) -> None:
+        for group_id, ticket in mail.proposals:
             waiter = self._waiters.get(ticket)
             self._answers.append((group_id, ticket, waiter is not None and not waiter.seated.done()))
         if self._answers:
             self._outgoing.set()
-        for assignment in mail["seated"]:
-            self._delivered.pop(assignment["ticket"], None)
-            waiter = self._waiters.pop(assignment["ticket"], None)
+        for assignment in mail.seated:
+            self._delivered.pop(assignment.ticket, None)
+            waiter = self._waiters.pop(assignment.ticket, None)
             if waiter is not None and not waiter.seated.done():
                 waiter.seated.set_result(assignment)
-        for ticket, refusal, message in mail["dropped"]:
+        for ticket, refusal, message in mail.dropped:
             self._resolve_refused(ticket, Refusal(refusal), message)
 
     def _resolve_refused(self, ticket: str, refusal: Refusal, message: str) -> None:

@@ -42,7 +42,7 @@ import redis
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from redis_server import RedisServer  # noqa: E402
 
-from tablehost.actors.room import table_record  # noqa: E402
+from tablehost.actors.room_calls import SeatRequest, TableRequest, table_record  # noqa: E402
 from tablehost.actors.store import Appends, Checkpoint, JournalEntry  # noqa: E402
 from tablehost.actors.store.redis_store import RedisStore  # noqa: E402
 from tablehost.actors.table import Table  # noqa: E402
@@ -78,12 +78,11 @@ async def play(rules: GameRules, seed: int) -> RecordedGame:
     seats = rules.default_seats or rules.max_seats
     table_id = f"t-{uuid.uuid4().hex[:12]}"
     join = rules.check_join(rules.example_join())  # what the bots join with (Duel: a deck)
-    entrants = [{"ticket": uuid.uuid4().hex, "name": f"player-{seed}-{seat}", "join": join} for seat in range(seats)]
-    request = {"table_id": table_id, "game": rules.name, "variant": "", "seed": TableSeed.numbered(seed),
-               "entrants": entrants, "options": {}}
+    entrants = [SeatRequest(uuid.uuid4().hex, f"player-{seed}-{seat}", join) for seat in range(seats)]
+    request = TableRequest(table_id, rules.name, "", TableSeed.numbered(seed), tuple(entrants), {})
     record = table_record(request, entrants)
     game = RecordedGame({})
-    table = Table(table_id, rules, request["seed"], list(record["players"]), {}, join=list(record["join"]),
+    table = Table(table_id, rules, request.seed, list(record["players"]), {}, join=list(record["join"]),
                   journal=RecordingJournal(game))
     game.header = {"table_id": table_id, "run_id": uuid.uuid4().hex, "match": table.match.header(), "record": record}
     streams = [table.subscribe(seat, 0) for seat in range(seats)]

@@ -19,6 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from support import (close_all, kill, lobby_status, play_randomly, room_of, rooms_by_id, seat_table,
                      wait_for_quiet_lobby, wait_until, waiting_in_queue)
 
+from tablehost.actors.room_calls import SeatRequest, TableRequest
 from tablehost.actors.store.local import LocalStore
 from tablehost.actors.tokens import SeatClaim, sign_seat_token
 from tablehost.clients.sdk import Assignment, LobbyClient, TableSession
@@ -244,8 +245,8 @@ def test_a_turn_timer_resumes_with_the_time_it_had_left_when_its_room_died(host)
 def _direct_table(host, room_handle, table_id: str) -> tuple[dict, list[Assignment]]:
     """A table opened in a room by a direct Ray call, unknown to the lobby
     (so its bookkeeping is untouched), and a seat assignment per seat."""
-    request = {"table_id": table_id, "game": "bigtwo", "variant": "", "seed": TableSeed.numbered(11), "options": {},
-               "entrants": [{"ticket": f"{table_id}-t{i}", "name": f"f{i}", "join": {}} for i in range(4)]}
+    request = TableRequest(table_id, "bigtwo", "", TableSeed.numbered(11),
+                           tuple(SeatRequest(f"{table_id}-t{i}", f"f{i}") for i in range(4)), {})
     (answer,) = ray.get(room_handle.open_tables.remote([request]), timeout=30)
     config = host.host.config.lobby_config(host.host.run_id).room
     expires_ms = int(time.time() * 1000) + 600_000

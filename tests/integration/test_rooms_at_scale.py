@@ -17,7 +17,7 @@ from support import (close_all, kill, lobby_status, play_randomly, room_of, room
 from test_rejections import commit, hello, raw_exchange
 
 from tablehost.clients.codec import apply_delta, decode
-from tablehost.clients.sdk import LobbyClient, LobbyError, TableSession
+from tablehost.clients.sdk import LobbyClient, LobbyError
 from tablehost.v1 import admin_pb2, admin_pb2_grpc, lobby_pb2, table_pb2, table_pb2_grpc
 
 pytestmark = pytest.mark.integration
@@ -261,18 +261,18 @@ def test_a_player_whose_front_door_declines_is_replaced_from_the_queue(host) -> 
         return {"ticket": ticket, "name": ticket, "game": "bigtwo", "variant": ""}
 
     exchange(joins=[join(f"d{i}") for i in range(4)])
-    proposals = poll()["proposals"]
+    proposals = poll().proposals
     assert sorted(ticket for _, ticket in proposals) == ["d0", "d1", "d2", "d3"]
     exchange(answers=[(group, ticket, ticket != "d2") for group, ticket in proposals])
     exchange(joins=[join("d4")])
     mail = poll()
-    assert mail["seated"] == []
-    refilled = mail["proposals"]
+    assert mail.seated == []
+    refilled = mail.proposals
     assert sorted(ticket for _, ticket in refilled) == ["d0", "d1", "d3", "d4"]
     exchange(answers=[(group, ticket, True) for group, ticket in refilled])
-    seated = poll()["seated"]
-    assert sorted(a["ticket"] for a in seated) == ["d0", "d1", "d3", "d4"]
-    assert len({a["table_id"] for a in seated}) == 1 and sorted(a["seat"] for a in seated) == [0, 1, 2, 3]
+    seated = poll().seated
+    assert sorted(a.ticket for a in seated) == ["d0", "d1", "d3", "d4"]
+    assert len({a.table_id for a in seated}) == 1 and sorted(a.seat for a in seated) == [0, 1, 2, 3]
 
 
 def test_a_killed_empty_room_is_replaced_without_failing_a_table(host) -> None:

@@ -145,4 +145,4 @@ def test_a_table_resumed_after_a_checkpoint_keeps_every_command_and_ends_with_a_
     record = decode(game_overs[0].record)
     assert len(record["commands"]) == resumed.seq, "every command from the deal on, one per seq"
     hashes = dict(replayed_hashes(BIGTWO, record, 2))
-    assert hashes[resumed.seq] == resumed._published.current(2).hash
+    assert hashes[resumed.seq] == resumed._views.published.current(2).hash

@@ -85,7 +85,7 @@ def test_a_seat_flooding_past_its_allowance_has_its_stream_ended_and_is_refused_
     async def scenario():
         table = Table("t-flood", BIGTWO, TableSeed.numbered(7), ["a", "b", "c", "d"], {}, rate=1.0, burst=3.0)
         not_to_act = (BIGTWO.to_act(table.match.state) + 1) % 4
-        assert table.cooling_down(not_to_act) == 0
+        assert table.streams.cooling_down(not_to_act) == 0
         stream = table.subscribe(not_to_act, 0)
         drain(stream)
         hash_before = table.match.state_hash()
@@ -94,9 +94,9 @@ def test_a_seat_flooding_past_its_allowance_has_its_stream_ended_and_is_refused_
         for _ in range(20):
             table.rate_limited(stream)  # acks of a flooder: ignored once its stream has ended
         messages = drain(stream)
-        served, cooling = table.serves(stream), table.cooling_down(not_to_act)
+        served, cooling = stream in table.streams.live, table.streams.cooling_down(not_to_act)
         others = table.subscribe((not_to_act + 1) % 4, 0)
-        other_cooling = table.cooling_down((not_to_act + 1) % 4)
+        other_cooling = table.streams.cooling_down((not_to_act + 1) % 4)
         table.close("done")
         return messages, served, cooling, other_cooling, hash_before, table, others
 
@@ -136,7 +136,7 @@ import logging  # noqa: E402
 
 import pytest  # noqa: E402
 
-from tablehost.actors import table as table_module  # noqa: E402
+from tablehost.actors import table_views  # noqa: E402
 from tablehost.actors.outbound import CloseOut, DeltaOut, SnapshotOut, StreamEnd  # noqa: E402
 from tablehost.actors.act_outcomes import REMEMBERED_REJECTIONS_PER_SEAT  # noqa: E402
 
@@ -168,7 +168,7 @@ def test_remembered_rejections_are_bounded_per_seat_and_accepted_act_ids_are_kep
 
     remembered, idle_messages, mover_messages, table = asyncio.run(scenario())
     assert remembered == REMEMBERED_REJECTIONS_PER_SEAT
-    assert len(table._acts._outcomes) == REMEMBERED_REJECTIONS_PER_SEAT + 1  # and the one accepted act_id
+    assert len(table._answers.outcomes._outcomes) == REMEMBERED_REJECTIONS_PER_SEAT + 1  # and the one accepted act_id
     repeat = [m for m in idle_messages if isinstance(m, RejectionOut)]
     assert [(m.act_id, m.reason) for m in repeat] == [("refused-999", Reason.NOT_YOUR_TURN)]
     assert any(getattr(m, "act_id", "") == "accepted-move" and getattr(m, "seq", 0) == 1 for m in mover_messages)
@@ -265,7 +265,7 @@ def test_rejections_are_logged_within_a_budget_and_quote_only_a_prefix(caplog) -
 
 
 def test_a_reconnect_missing_too_many_changes_gets_a_snapshot(monkeypatch) -> None:
-    monkeypatch.setattr(table_module, "MAX_REPLAYED_CHANGES", 1)
+    monkeypatch.setattr(table_views, "MAX_REPLAYED_CHANGES", 1)
 
     async def scenario():
         table = new_table()

@@ -1,0 +1,78 @@
+"""What the lobby and a room hand each other to open a table, as typed
+records (they cross a Ray call), and the table record the directory, the
+store's header and a room's inventory keep as plain data."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from tablehost.games.engine.fairness import TableSeed
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRequest:
+    """One player for a table: its ticket, display name, the game's checked
+    join data, and the client its front door named ("" for none)."""
+
+    ticket: str
+    name: str
+    join: dict[str, Any] = field(default_factory=dict)
+    client: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TableRequest:
+    """A table for a room to open. The room seats the entrants from the
+    seed's own stream, unless `keep_order` (a tournament's pairing chose
+    the seats); `no_show_after_s`: seats not seen this long after opening
+    are no-shows (None: the deserted-table grace judges instead)."""
+
+    table_id: str
+    game: str
+    variant: str
+    seed: TableSeed
+    entrants: tuple[SeatRequest, ...]
+    options: dict[str, Any]
+    keep_order: bool = False
+    no_show_after_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TableOpening:
+    """A room's answer for one table it was asked to open or to resume: the
+    table's record (who sits where, see table_record) and, for a resumed
+    table, its seq and epoch; or why it is not open, and whether another
+    room may take it (this one was full)."""
+
+    table_id: str
+    record: dict[str, Any] | None = None
+    error: str = ""
+    retry: bool = False
+    seq: int = 0
+    epoch: int = 0
+
+
+class RoomUnreachable(Exception):
+    """A room did not answer a call in time, or its actor failed: the
+    lobby treats it as dead."""
+
+
+def table_record(request: TableRequest, seated: list[SeatRequest]) -> dict[str, Any]:
+    """What the lobby's directory keeps of a table, as plain data: the room
+    returns it, the store's header keeps it (for a lobby that restarts while
+    the table moves between rooms), and `inventory` reports it."""
+    return {
+        "table_id": request.table_id,
+        "game": request.game,
+        "variant": request.variant,
+        "commitment": request.seed.commitment,
+        "players": [entrant.name for entrant in seated],
+        "tickets": [entrant.ticket for entrant in seated],
+        "clients": [entrant.client for entrant in seated],
+        "join": [entrant.join for entrant in seated],
+        "entrants": [entrant.ticket for entrant in request.entrants],
+        "options": dict(request.options),
+        "started_ms": time.time_ns() // 1_000_000,
+    }
