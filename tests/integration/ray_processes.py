@@ -24,7 +24,11 @@ import psutil
 RAY = str(Path(sys.executable).with_name("ray"))
 WORKER_NODE = Path(__file__).resolve().parent / "scripts" / "ray_worker_node.py"
 LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}  # 127.0.0.1 stays 127.0.0.1 in every address
-_STOP_GRACE_S = 10.0
+# A test's cluster is thrown away: its processes get this long after SIGTERM
+# (enough for a `ray start` to stop its raylet and GCS) before SIGKILL ends
+# what is left, and then this long to be gone.
+_TERM_GRACE_S = 2.0
+_KILL_WAIT_S = 10.0
 
 
 def free_port() -> int:
@@ -111,12 +115,12 @@ def stop_process_trees(processes: list[subprocess.Popen[bytes]]) -> None:
     for process in processes:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
-    _gone, alive = psutil.wait_procs(tree, timeout=_STOP_GRACE_S)
+    _gone, alive = psutil.wait_procs(tree, timeout=_TERM_GRACE_S)
     for straggler in alive:
         try:
             straggler.kill()
         except psutil.NoSuchProcess:
             pass
-    psutil.wait_procs(alive, timeout=_STOP_GRACE_S)
+    psutil.wait_procs(alive, timeout=_KILL_WAIT_S)
     for process in processes:
-        process.wait(timeout=_STOP_GRACE_S)
+        process.wait(timeout=_KILL_WAIT_S)
