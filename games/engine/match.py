@@ -75,9 +75,13 @@ class Match:
     # None: dealt at once, with no entropy. Else the game waits for its deal
     # (`deal`) and the deal's deadline is shown until then.
     deal_deadline_ms: int | None = None
+    # Every event of the game, from its setup on, is kept in `events` only
+    # when asked (a test reading a game's history): a table never reads
+    # them, and each move returns its own.
+    keep_events: bool = False
     # None until the deal.
     state: State | None = field(init=False)
-    events: list[Event] = field(init=False)
+    events: list[Event] = field(init=False, default_factory=list)
     commands: list[Command] = field(init=False, default_factory=list)
     _engine: Engine = field(init=False, repr=False)
     _requests: tuple[State | None, list[Request]] = field(init=False, repr=False, default=(None, []))
@@ -95,7 +99,7 @@ class Match:
         self.join = [self.rules.accepted_join(data) for data in join]
         self._engine = self.rules.engine()
         self._fairness = {"commitment": self.seed.commitment}
-        self.state, self.events = None, []
+        self.state = None
         if from_state is not None:
             self._dealt(from_state)
         elif self.deal_deadline_ms is None:
@@ -127,13 +131,15 @@ class Match:
             {"id": seat_id(seat), "name": name, "seat": seat, "status": "active", "join": join[seat], "data": {}}
             for seat, name in enumerate(self.players)
         ]
-        state, self.events = self._engine.create_game(
+        state, events = self._engine.create_game(
             self.rules.name, seats, self.seed.random_key(entropy), now_ms, self.rules.initial_variables(self.options)
         )
+        if self.keep_events:
+            self.events.extend(events)
         # Kept in the state, so a checkpoint carries the deal's public inputs.
         state["deal"] = {"entropy": [e.hex() for e in entropy], "dealt_ms": now_ms}
         self._dealt(state)
-        return self.events
+        return events
 
     def _dealt(self, state: State) -> None:
         self.state = state
@@ -173,7 +179,8 @@ class Match:
         assert self.state is not None  # the envelope refuses every action before the deal
         self.state, events = self._engine.dispatch(self.state, engine_action, now_ms)
         self.commands.append(Command(seat, action, now_ms, automatic))
-        self.events.extend(events)
+        if self.keep_events:
+            self.events.extend(events)
         return events
 
     def next_expired(self, now_ms: int) -> Request | None:
@@ -253,14 +260,15 @@ class Match:
 
 
 def replay(
-    rules: GameRules, header: Mapping[str, Any], commands: Sequence[Command], from_state: State | None = None
+    rules: GameRules, header: Mapping[str, Any], commands: Sequence[Command], from_state: State | None = None,
+    keep_events: bool = False,
 ) -> Match:
     """Rebuild a game from its header and logged commands (the deal among
     them): same seed, seats, join data and commands give the same state and
     events. With `from_state` (a checkpoint), `commands` are those after it."""
     match = Match(rules, TableSeed(header["seed"], header["salt"]), list(header["players"]), dict(header["options"]),
                   header["started_ms"], [dict(data) for data in header.get("join", [])] or None, from_state,
-                  header.get("deal_deadline_ms"))
+                  header.get("deal_deadline_ms"), keep_events)
     for command in commands:
         if command.seat == DEALER_SEAT:
             match.deal([bytes.fromhex(e) for e in command.action["entropy"]], command.now_ms)

@@ -42,7 +42,7 @@ bot_seeds = st.integers(min_value=0, max_value=2**32 - 1)
 def play_out(seed: int, bot_seed: int, at_each_step: Callable[[Match], None] = lambda match: None) -> Match:
     """A whole game: each move a random legal action, or the turn timer's automatic
     action (every tenth move, and now and then at random). `at_each_step` sees the match before every move and at the end."""
-    match = Match(RULES, TableSeed.numbered(seed), list(PLAYERS), {"turn_timeout_ms": TIMEOUT_MS}, 0)
+    match = Match(RULES, TableSeed.numbered(seed), list(PLAYERS), {"turn_timeout_ms": TIMEOUT_MS}, 0, keep_events=True)
     bot = random.Random(bot_seed)
     now_ms = 0
     while match.result is None:
@@ -154,7 +154,7 @@ def test_replaying_the_command_log_gives_the_same_final_state_hash(seed: int, bo
     match = play_out(seed, bot_seed)
     logged = [Command.from_plain(decode(canonical_bytes(command.to_plain()))) for command in match.commands]
     header = decode(canonical_bytes(match.header()))
-    again = replay(RULES, header, logged)
+    again = replay(RULES, header, logged, keep_events=True)
     assert again.state_hash() == match.state_hash()
     assert again.events == match.events
     assert any(command.automatic for command in match.commands)

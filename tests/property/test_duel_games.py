@@ -37,7 +37,7 @@ def play_out(seed: int, bot_seed: int, chosen: tuple[str, str],
     """A whole game: each move a random legal action of a random asked seat,
     or now and then the timer's automatic action."""
     match = Match(RULES, TableSeed.numbered(seed), ["ann", "bo"], {"turn_timeout_ms": TIMEOUT_MS}, 0,
-                  [{"deck": name} for name in chosen])
+                  [{"deck": name} for name in chosen], keep_events=True)
     bot = random.Random(bot_seed)
     now_ms = 0
     while match.result is None:
@@ -106,7 +106,7 @@ def test_replaying_the_command_log_gives_the_same_final_state_hash(
 ) -> None:
     match = play_out(seed, bot_seed, chosen)
     logged = [Command.from_plain(decode(canonical_bytes(command.to_plain()))) for command in match.commands]
-    again = replay(RULES, decode(canonical_bytes(match.header())), logged)
+    again = replay(RULES, decode(canonical_bytes(match.header())), logged, keep_events=True)
     assert again.state_hash() == match.state_hash()
     assert again.events == match.events
 

@@ -39,7 +39,8 @@ def play_out(seed: int, bot_seed: int, players: int,
              at_each_step: Callable[[Match], None] = lambda match: None) -> Match:
     """A whole game: each move a random listed action of a random asked
     seat (its default when none is listed), or now and then the timer's."""
-    match = Match(RULES, TableSeed.numbered(seed), [f"n{seat}" for seat in range(players)], dict(OPTIONS), 0)
+    match = Match(RULES, TableSeed.numbered(seed), [f"n{seat}" for seat in range(players)], dict(OPTIONS), 0,
+                  keep_events=True)
     bot = random.Random(bot_seed)
     now_ms = 0
     while match.result is None:
@@ -104,7 +105,7 @@ def test_every_game_ends_with_exactly_one_result_that_fits_the_identities(
 def test_replaying_the_command_log_gives_the_same_final_state_hash(seed: int, bot_seed: int, players: int) -> None:
     match = play_out(seed, bot_seed, players)
     logged = [Command.from_plain(decode(canonical_bytes(command.to_plain()))) for command in match.commands]
-    again = replay(RULES, decode(canonical_bytes(match.header())), logged)
+    again = replay(RULES, decode(canonical_bytes(match.header())), logged, keep_events=True)
     assert again.state_hash() == match.state_hash()
     assert again.events == match.events
 

@@ -25,7 +25,8 @@ END_TURN = {"type": "end_turn"}
 
 
 def new_match(seed: int = 1, options: dict[str, Any] | None = None, join: tuple[dict, dict] = DECKS) -> Match:
-    return Match(RULES, TableSeed.numbered(seed), ["ann", "bo"], options or {}, 0, [dict(data) for data in join])
+    return Match(RULES, TableSeed.numbered(seed), ["ann", "bo"], options or {}, 0, [dict(data) for data in join],
+                 keep_events=True)
 
 
 def started(seed: int = 1, options: dict[str, Any] | None = None, join: tuple[dict, dict] = DECKS) -> Match:

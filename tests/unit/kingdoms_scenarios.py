@@ -56,7 +56,8 @@ class Harness(Kingdoms):
 
 
 def new_match(seed: int = 1, seats: int = 5, rules: Kingdoms = RULES, options: dict[str, Any] | None = None) -> Match:
-    return Match(rules, TableSeed.numbered(seed), [f"n{seat}" for seat in range(seats)], options or {}, 0)
+    return Match(rules, TableSeed.numbered(seed), [f"n{seat}" for seat in range(seats)], options or {}, 0,
+                 keep_events=True)
 
 
 def choose_generals(match: Match, generals: dict[int, str] | None = None, keep_hands: bool = True) -> None:

@@ -36,7 +36,7 @@ PLAYERS = ["p0", "p1", "p2", "p3"]
 
 
 def new_match(seed: int = 1, options: dict[str, Any] | None = None, started_ms: int = 0) -> Match:
-    return Match(RULES, TableSeed.numbered(seed), list(PLAYERS), options or {}, started_ms)
+    return Match(RULES, TableSeed.numbered(seed), list(PLAYERS), options or {}, started_ms, keep_events=True)
 
 
 def hand(match: Match, seat: int) -> list[str]:

@@ -226,13 +226,24 @@ def test_a_refused_big_two_command_changes_nothing(seat_offset: int, action: obj
 
 def test_the_same_seed_and_commands_give_the_same_events_and_final_hash() -> None:
     def play(seed: int) -> Match:
-        match = Match(RULES, TableSeed.numbered(seed), ["a", "b", "c", "d"], {}, 0)
+        match = Match(RULES, TableSeed.numbered(seed), ["a", "b", "c", "d"], {}, 0, keep_events=True)
         for step in range(20):
             seat = RULES.to_act(match.state)
             match.act(seat, RULES.legal_actions(match.state, seat)[0], step)
         return match
 
     first, second = play(11), play(11)
-    assert first.events == second.events
+    assert first.events and first.events == second.events
     assert first.state_hash() == second.state_hash()
     assert play(12).state_hash() != first.state_hash()
+
+
+def test_a_match_keeps_no_history_of_events_unless_asked() -> None:
+    """A table never reads a game's events: each move returns its own, and
+    the match keeps none, so a long game's memory does not grow with them."""
+    match = Match(RULES, TableSeed.numbered(3), ["a", "b", "c", "d"], {}, 0)
+    returned = []
+    for step in range(8):
+        seat = RULES.to_act(match.state)
+        returned += match.act(seat, RULES.legal_actions(match.state, seat)[0], step)
+    assert returned and match.events == []
