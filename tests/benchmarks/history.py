@@ -12,10 +12,13 @@ floor or peer measured in the same run carry across runs far better than microse
 so that is what the benchmarks record; a raw rate is recorded only where the target is
 one (seats per second).
 
-`compare` sets the latest run of each benchmark beside the previous run on the same
+`compare` sets the latest run of each benchmark beside the runs before it on the same
 machine kind (core count and CPU model: figures from another kind of machine are not
-comparable) and flags every measure more than the threshold worse; it exits 1 when it
-flags one, so it can gate a change. `render` rewrites the part of docs/benchmarks.md
+comparable), up to BASELINE_RUNS of them, and flags every measure more than the threshold
+worse than their median and worse than the worst of them; it exits 1 when it flags one,
+so it can gate a change. One earlier run alone is its own baseline. The median and the
+range are there because the same commit measures 10-20% apart from one run to the next
+on a shared two-core machine: a single earlier run as the baseline flagged noise. `render` rewrites the part of docs/benchmarks.md
 between its markers from the latest run of each benchmark, with that run's machine, date
 and commit: the document's figures are never carried over from an older run by hand.
 
@@ -28,6 +31,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -41,6 +45,8 @@ DOC = ROOT / "docs" / "benchmarks.md"
 BEGIN_MARK = "<!-- history:begin (written by tests/benchmarks/history.py render; do not edit) -->"
 END_MARK = "<!-- history:end -->"
 DEFAULT_THRESHOLD = 0.10
+# The earlier runs (same machine kind) a run is compared with: their median, and their range.
+BASELINE_RUNS = 5
 DIRECTIONS = ("lower", "higher")
 
 
@@ -101,15 +107,19 @@ class Run:
 class Regression:
     bench: str
     measure: str
-    earlier: Run
+    baseline: list[Run]
     latest: Run
+    median: float
     worse_by: float
 
     def line(self) -> str:
-        before, now = self.earlier.measures[self.measure], self.latest.measures[self.measure]
-        return (f"{self.bench}: {self.measure} {before.value:.4g} -> {now.value:.4g} {now.unit} "
-                f"({self.worse_by:+.0%} worse; {self.earlier.commit} on {self.earlier.date} -> "
-                f"{self.latest.commit} on {self.latest.date})")
+        now = self.latest.measures[self.measure]
+        earlier = [run.measures[self.measure].value for run in self.baseline]
+        first, last = self.baseline[0], self.baseline[-1]
+        return (f"{self.bench}: {self.measure} {now.value:.4g} {now.unit}, {self.worse_by:+.0%} worse than the "
+                f"median {self.median:.4g} of {len(earlier)} earlier run(s) ({min(earlier):.4g} to "
+                f"{max(earlier):.4g}; {first.commit} on {first.date} to {last.commit} on {last.date}); "
+                f"{self.latest.commit} on {self.latest.date}")
 
 
 # -- where and what ---------------------------------------------------------------------------
@@ -189,24 +199,29 @@ def benches(directory: Path = HISTORY_DIR) -> list[str]:
 # -- compare and render ------------------------------------------------------------------------
 
 
-def regressions(runs: list[Run], threshold: float = DEFAULT_THRESHOLD) -> tuple[Run | None, Run | None, list[Regression]]:
+def regressions(runs: list[Run], threshold: float = DEFAULT_THRESHOLD,
+                baseline_runs: int = BASELINE_RUNS) -> tuple[Run | None, Run | None, list[Regression]]:
     """The latest run, the previous run on the same machine kind, and every measure of the
-    latest more than `threshold` worse than the previous one's."""
+    latest more than `threshold` worse than the median of up to `baseline_runs` earlier
+    runs on that machine kind and worse than each of them."""
     if not runs:
         return None, None, []
     latest = runs[-1]
-    earlier = next((run for run in reversed(runs[:-1]) if run.machine_kind == latest.machine_kind), None)
-    if earlier is None:
+    same_kind = [run for run in runs[:-1] if run.machine_kind == latest.machine_kind][-baseline_runs:]
+    if not same_kind:
         return latest, None, []
     found = []
     for name, measure in latest.measures.items():
-        before = earlier.measures.get(name)
-        if before is None or before.better != measure.better:
+        baseline = [run for run in same_kind
+                    if name in run.measures and run.measures[name].better == measure.better]
+        if not baseline:
             continue
-        worse = measure.worse_by(before)
-        if worse > threshold:
-            found.append(Regression(latest.bench, name, earlier, latest, worse))
-    return latest, earlier, found
+        earlier = [run.measures[name] for run in baseline]
+        median = Measure(statistics.median(m.value for m in earlier), measure.better)
+        worse = measure.worse_by(median)
+        if worse > threshold and all(measure.worse_by(m) > 0 for m in earlier):
+            found.append(Regression(latest.bench, name, baseline, latest, median.value, worse))
+    return latest, same_kind[-1], found
 
 
 def summary_markdown(directory: Path = HISTORY_DIR) -> str:

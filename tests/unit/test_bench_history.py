@@ -48,6 +48,24 @@ def test_a_rate_is_worse_when_it_falls():
     assert found == []
 
 
+def test_a_run_within_the_range_of_the_runs_before_it_is_noise_not_a_regression():
+    """The same commit measures 10-20% apart from run to run here: the latest is set
+    beside the median of up to five earlier runs, and must be worse than all of them."""
+    noisy = [run(f"a{i}", cpu=cost(value)) for i, value in enumerate([2.2, 2.7, 2.4, 2.3])]
+    _, earlier, found = history.regressions([*noisy, run("b", cpu=cost(2.65))])
+    assert earlier.commit == "a3" and found == [], "20% above the last run, but within the range"
+    _, _, found = history.regressions([*noisy, run("b", cpu=cost(2.9))])
+    assert [r.measure for r in found] == ["cpu"] and found[0].median == pytest.approx(2.35)
+    assert "median 2.35 of 4 earlier run(s) (2.2 to 2.7" in found[0].line()
+
+
+def test_only_the_last_five_earlier_runs_make_the_baseline():
+    old_and_slow = [run(f"old{i}", cpu=cost(4.0)) for i in range(3)]
+    recent = [run(f"r{i}", cpu=cost(2.0)) for i in range(5)]
+    _, _, found = history.regressions([*old_and_slow, *recent, run("b", cpu=cost(3.0))])
+    assert [len(r.baseline) for r in found] == [5]
+
+
 def test_only_a_run_on_the_same_machine_kind_is_compared():
     other = run("a", kind="8 cores, Intel Xeon, x86_64", cpu=cost(1.0))
     latest, earlier, found = history.regressions([other, run("b", cpu=cost(3.0))])
