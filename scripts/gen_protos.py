@@ -4,7 +4,7 @@
     python scripts/gen_protos.py --check   # exit 1 if the committed code is stale
 
 The Python modules sit beside their .proto files, in the `tablehost.v1`
-package that pyproject.toml maps onto protos/tablehost. The TypeScript SDK
+package (tablehost/v1 is a link to protos/tablehost/v1). The TypeScript SDK
 gets the .proto texts themselves (clients/ts/src/generated/protos.ts), which
 protobufjs parses at start-up in Node and in the browser alike."""
 

@@ -969,11 +969,13 @@ def test_the_ray_image_is_the_installed_ray_within_pyprojects_range() -> None:
 
 
 def package_sources() -> set[str]:
-    """What pip builds the package from: pyproject.toml's package folders, its
-    metadata and the README it names."""
+    """What pip builds the package from: pyproject.toml's package folder, the
+    folders its links lead to, its metadata and the README it names."""
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     roots = {folder.split("/")[0] for folder in setuptools["package-dir"].values()}
-    return roots | {"pyproject.toml", "README.md"}
+    linked = {os.readlink(entry).removeprefix("../").split("/")[0]
+              for root in roots for entry in (ROOT / root).iterdir() if entry.is_symlink()}
+    return roots | linked | {"pyproject.toml", "README.md"}
 
 
 def docker_ignores(path: str) -> bool:

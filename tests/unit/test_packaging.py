@@ -29,8 +29,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source, out = tmp_path_factory.mktemp("source"), tmp_path_factory.mktemp("wheel")
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
-    for folder in ("games", "actors", "host", "clients", "protos"):
-        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("games", "actors", "host", "clients", "protos", "tablehost"):  # tablehost/: links to the rest
+        shutil.copytree(ROOT / folder, source / folder, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out),
                     str(source)], check=True, capture_output=True, timeout=300)
     return next(out.glob("tablehost-*.whl"))

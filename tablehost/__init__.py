@@ -1,0 +1,1 @@
+../protos/tablehost/__init__.py
