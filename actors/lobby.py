@@ -39,6 +39,7 @@ from tablehost.actors.log_format import configure_logging
 from tablehost.actors.matchmaking import LobbyRefused, Refusal
 from tablehost.actors.placement import Placement, RoomRecord
 from tablehost.actors.process_tuning import tune_garbage_collection
+from tablehost.actors.room_calls import TableClosed, TableOver
 from tablehost.actors.room_supervisor import LOBBY_NAME, NAMESPACE, RoomSupervisor, was_restarted
 from tablehost.actors.round_watch import RoundWatch
 from tablehost.actors.table_admin import TableAdmin, TableListing
@@ -186,28 +187,28 @@ class LobbyActor:
 
     # -- what rooms report ----------------------------------------------------------------
 
-    async def tables_over(self, room_id: str, results: list[dict[str, Any]]) -> None:
+    async def tables_over(self, room_id: str, results: list[TableOver]) -> None:
         """A room reports games that ended, with their results (before the
         tables linger and close), or tables its no-shows ended (no result):
         tournaments waiting on them wake."""
-        for entry in results:
-            record = self.directory.get(entry["table_id"])
+        for over in results:
+            record = self.directory.get(over.table_id)
             if record is not None:
-                record.result = entry["result"]
-                record.no_show = list(entry.get("no_show", ()))
+                record.result = over.result
+                record.no_show = list(over.no_show)
         self.results.changed()
 
-    async def tables_closed(self, room_id: str, closed: list[dict[str, Any]]) -> None:
+    async def tables_closed(self, room_id: str, closed: list[TableClosed]) -> None:
         """A room reports tables it closed: their slots are free again. A
         table cancelled before its deal names its absent seats, whose
         clients are counted as having left a seat empty."""
         now = time.monotonic()
-        for entry in closed:
-            record = self.directory.get(entry["table_id"])
-            for seat in entry.get("absent", ()):
+        for table in closed:
+            record = self.directory.get(table.table_id)
+            for seat in table.absent:
                 if record is not None and 0 <= seat < len(record.clients):
                     self.front_doors.client_limits.record_ghost_seat(record.clients[seat])
-            self.opener.closed(room_id, entry["table_id"], entry["outcome"], now)
+            self.opener.closed(room_id, table.table_id, table.outcome, now)
         # A table that ended without a result (deserted, failed, closed) is
         # news to a tournament waiting on it too.
         self.results.changed()

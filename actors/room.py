@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import dataclasses
 import logging
 import os
 import ssl
@@ -46,7 +47,7 @@ from tablehost.actors.server_options import (
 )
 from tablehost.actors.store import TableExists, TableStore, open_store
 from tablehost.actors.outbound import StreamEnd
-from tablehost.actors.room_calls import TableOpening, TableRequest, table_record
+from tablehost.actors.room_calls import RoomStarted, TableClosed, TableOpening, TableOver, TableRequest, table_record
 from tablehost.actors.table import Table
 from tablehost.actors.table_service import TableService
 from tablehost.actors.versions import code_versions, why_not_resumable
@@ -144,8 +145,8 @@ class RoomActor:
         self._server: aio.Server | None = None
         self._stopped: asyncio.Event | None = None
         self._sweeper: asyncio.Task[None] | None = None
-        self._closed_unreported: list[dict[str, Any]] = []
-        self._over_unreported: list[dict[str, Any]] = []  # games ended, results not yet reported
+        self._closed_unreported: list[TableClosed] = []
+        self._over_unreported: list[TableOver] = []  # games ended, results not yet reported
         self._report_scheduled = False
         self._last_trim = 0.0
         self.store: TableStore | None = None
@@ -153,7 +154,7 @@ class RoomActor:
 
     # -- lifecycle ------------------------------------------------------------
 
-    async def start(self) -> dict[str, Any]:
+    async def start(self) -> RoomStarted:
         """Start the table service; returns where it is served and on which node."""
         if self._server is None:
             if self.config.store is not None:
@@ -175,13 +176,8 @@ class RoomActor:
                 self._serve_metrics()
             tune_garbage_collection()
             log.info("room %s serving up to %d tables on %s", self.room_id, self.config.tables_per_room, self.endpoint)
-        return {
-            "room_id": self.room_id,
-            "endpoint": self.endpoint,
-            "metrics_endpoint": self.metrics_endpoint,
-            "node_id": ray.get_runtime_context().get_node_id(),
-            "pid": os.getpid(),
-        }
+        return RoomStarted(self.room_id, self.endpoint, self.metrics_endpoint, ray.get_runtime_context().get_node_id(),
+                           os.getpid())
 
     def _serve_metrics(self) -> None:
         """This process's metrics on a free port of the room's address (the
@@ -228,13 +224,13 @@ class RoomActor:
                 return bound
         raise NoFreePort(f"no free port in {low}-{high} on {self.config.bind_host}")
 
-    async def inventory(self, lobby: Any) -> dict[str, Any]:
+    async def inventory(self, lobby: Any) -> RoomStarted:
         """For a lobby taking this room back (it restarted): where the room
         serves and every table's record. Closed tables are reported to
         `lobby` from now on."""
         self.lobby = lobby
-        return {**await self.start(), "capacity": self.config.tables_per_room,
-                "records": [self.records[table_id] for table_id in self.tables]}
+        return dataclasses.replace(await self.start(), capacity=self.config.tables_per_room,
+                                   records=tuple(self.records[table_id] for table_id in self.tables))
 
     async def arm_crash_point(self, point: str, after: int = 1) -> None:
         """Fault injection for chaos tests, over Ray only (no client can reach
@@ -404,14 +400,13 @@ class RoomActor:
             log.info("room %s: seats %s of table %s did not show up within %.0f s; the game goes on",
                      self.room_id, absent, table.table_id, window)
             return
-        self._over_unreported.append({"table_id": table.table_id, "result": None, "no_show": absent})
+        self._over_unreported.append(TableOver(table.table_id, None, tuple(absent)))
         self._schedule_report()
         self._close(table, f"seats {absent} did not show up within {window:.0f} s")
 
     def table_finished(self, table: Table) -> None:
         """Report the result now (a tournament waits for it), close after the linger."""
-        self._over_unreported.append({"table_id": table.table_id, "result": table.match.result,
-                                      "no_show": list(table.no_shows)})
+        self._over_unreported.append(TableOver(table.table_id, table.match.result, table.no_shows))
         self._schedule_report()
         asyncio.get_running_loop().call_later(self.config.linger_s, self._close, table, "the game is over")
 
@@ -494,7 +489,7 @@ class RoomActor:
             asyncio.get_running_loop().run_in_executor(None, self.store.finish, table.table_id, table.epoch, outcome)
         log.info("room %s closed table %s (%s); %d tables open", self.room_id, table.table_id, outcome, len(self.tables),
                  extra=log_fields("table_closed", table_id=table.table_id, room_id=self.room_id, seq=table.seq))
-        self._closed_unreported.append({"table_id": table.table_id, "outcome": outcome, "absent": absent or []})
+        self._closed_unreported.append(TableClosed(table.table_id, outcome, tuple(absent or ())))
         self._schedule_report()
         now = time.monotonic()
         if not self.tables and now - self._last_trim >= _TRIM_INTERVAL_S:

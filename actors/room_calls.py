@@ -1,6 +1,7 @@
-"""What the lobby and a room hand each other to open a table, as typed
-records (they cross a Ray call), and the table record the directory, the
-store's header and a room's inventory keep as plain data."""
+"""What the lobby and a room hand each other, as typed records (they cross
+a Ray call): a table to open and the room's answer, where a room serves,
+the games it reports over and the tables it closed; and the table record
+the directory, the store's header and a room's inventory keep as plain data."""
 
 from __future__ import annotations
 
@@ -52,6 +53,40 @@ class TableOpening:
     retry: bool = False
     seq: int = 0
     epoch: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RoomStarted:
+    """Where a room serves (its `start`), and, for a lobby taking it back
+    (its `inventory`), its capacity and every table's record."""
+
+    room_id: str
+    endpoint: str
+    metrics_endpoint: str
+    node_id: str
+    pid: int
+    capacity: int = 0
+    records: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TableOver:
+    """A game a room reports over: its result, or None when its no-shows
+    ended it, and the seats that never came."""
+
+    table_id: str
+    result: dict[str, Any] | None
+    no_show: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TableClosed:
+    """A table a room closed (its slot is free): how it ended, and, for one
+    cancelled before its deal, the seats that never came."""
+
+    table_id: str
+    outcome: str
+    absent: tuple[int, ...] = ()
 
 
 class RoomUnreachable(Exception):

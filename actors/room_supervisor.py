@@ -24,7 +24,7 @@ from tablehost.actors.config import LobbyConfig
 from tablehost.actors.placement import ANY_NODE, ROOM_RESOURCE, Placement, RoomRecord, RoomState, room_number
 from tablehost.actors.ray_classes import actor_class
 from tablehost.actors.room import RoomActor, room_actor_name
-from tablehost.actors.room_calls import RoomUnreachable, TableOpening, TableRequest
+from tablehost.actors.room_calls import RoomStarted, RoomUnreachable, TableOpening, TableRequest
 from tablehost.actors.table_directory import TableDirectory, TableRecord
 
 log = logging.getLogger("tablehost.lobby")
@@ -139,6 +139,7 @@ class RoomSupervisor:
         lobby = ray.get_runtime_context().current_actor
         named = {"name": room_actor_name(LOBBY_NAME, room_id), "namespace": NAMESPACE, "lifetime": "detached"}
         handle: Any = None
+        started: RoomStarted
         try:
             try:
                 if node_id == ANY_NODE:
@@ -168,11 +169,11 @@ class RoomSupervisor:
         if room_id not in self.placement.rooms:
             ray.kill(handle)  # forgotten while starting (the lobby is stopping)
             return
-        self.placement.mark_ready(room_id, handle, started["endpoint"], started["node_id"], started["pid"],
-                                  time.monotonic(), started["metrics_endpoint"])
-        log.info("room %s ready on node %s at %s", room_id, started["node_id"][:12], started["endpoint"])
+        self.placement.mark_ready(room_id, handle, started.endpoint, started.node_id, started.pid, time.monotonic(),
+                                  started.metrics_endpoint)
+        log.info("room %s ready on node %s at %s", room_id, started.node_id[:12], started.endpoint)
         self._spawn(self._watch(room_id, handle))
-        if started["node_id"] in self.cordoned:  # drained while this room was starting there
+        if started.node_id in self.cordoned:  # drained while this room was starting there
             self.placement.rooms[room_id].state = RoomState.DRAINING
         self._on_slots_changed()
 
@@ -199,17 +200,17 @@ class RoomSupervisor:
             try:
                 if reference not in answered:
                     raise TimeoutError(f"no answer within {ROOM_INVENTORY_TIMEOUT_S:.0f} s")
-                inventory: dict[str, Any] = ray.get(reference)
+                inventory: RoomStarted = ray.get(reference)
             except (ray.exceptions.RayError, TimeoutError) as error:
                 log.warning("room %s could not be taken back (%s); stopping it", room_id, error)
                 ray.kill(handle)
                 continue
-            records = inventory["records"]
-            self.placement.adopt(room_id, inventory["node_id"], inventory["capacity"], {r["table_id"] for r in records})
-            self.placement.mark_ready(room_id, handle, inventory["endpoint"], inventory["node_id"], inventory["pid"], now,
-                                      inventory["metrics_endpoint"])
+            records = inventory.records
+            self.placement.adopt(room_id, inventory.node_id, inventory.capacity, {r["table_id"] for r in records})
+            self.placement.mark_ready(room_id, handle, inventory.endpoint, inventory.node_id, inventory.pid, now,
+                                      inventory.metrics_endpoint)
             for record in records:
-                self.directory.add(TableRecord.from_plain(record, room_id, inventory["endpoint"]))
+                self.directory.add(TableRecord.from_plain(record, room_id, inventory.endpoint))
             self._spawn(self._watch(room_id, handle))
 
     async def _watch(self, room_id: str, handle: Any) -> None:

@@ -53,7 +53,7 @@ def test_a_room_binds_inside_its_configured_port_range(host) -> None:
         low = probe.getsockname()[1]
     room = RoomActor.remote("range-test", RoomConfig(port_min=low, port_max=low + 20))
     try:
-        endpoint = ray.get(room.start.remote(), timeout=30)["endpoint"]
+        endpoint = ray.get(room.start.remote(), timeout=30).endpoint
     finally:
         ray.get(room.stop.remote(), timeout=30)
         ray.kill(room)
