@@ -44,8 +44,8 @@ from tablehost.actors.room_supervisor import LOBBY_NAME, NAMESPACE, RoomSupervis
 from tablehost.actors.round_watch import RoundWatch
 from tablehost.actors.table_admin import TableAdmin, TableListing
 from tablehost.actors.table_directory import TableDescription, TableDirectory
-from tablehost.actors.table_opener import TableOpener
-from tablehost.actors.table_results import TableResults
+from tablehost.actors.table_opener import Placing, TableOpener, TournamentTable
+from tablehost.actors.table_results import TableResults, TableState
 from tablehost.actors.tokens import SPECTATOR_SEAT
 from tablehost.games.engine.rng import Random
 from tablehost.games.registry import GameCatalog
@@ -158,17 +158,16 @@ class LobbyActor:
 
     # -- tournaments --------------------------------------------------------------------
 
-    async def place_tables(self, tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Open tables a tournament seated itself, not from the public queue:
-        each {"table_id", "game", "variant", "seed", "options", "players":
-        [{"name", "join"}] in seat order, "no_show_after_s"}. Returns, per
-        table, where it runs and each seat's token; or, for a table already
-        settled, its state as `table_results` gives it; or an `error`. Asking
-        again for a table (a restarted tournament) opens nothing twice: a
-        running or finished table is answered as it is."""
+    async def place_tables(self, tables: list[TournamentTable]) -> list[Placing]:
+        """Open tables a tournament seated itself, not from the public queue.
+        Returns, per table, where it runs and each seat's token; or, for a
+        table already settled, its state as `table_results` gives it; or why
+        it could not be opened. Asking again for a table (a restarted
+        tournament) opens nothing twice: a running or finished table is
+        answered as it is."""
         return await self.opener.place_tournament_tables(tables)
 
-    async def table_results(self, table_ids: list[str], timeout_s: float) -> dict[str, Any]:
+    async def table_results(self, table_ids: list[str], timeout_s: float) -> dict[str, TableState]:
         """Each table's state (actors/table_results.py), once one of them is
         no longer running or after `timeout_s`."""
         return await self.results.wait(table_ids, timeout_s)

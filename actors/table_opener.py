@@ -15,7 +15,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tablehost.actors.config import LobbyConfig
@@ -26,7 +26,7 @@ from tablehost.actors.room_calls import RoomUnreachable, SeatRequest, TableOpeni
 from tablehost.actors.store import StoreError, open_store
 from tablehost.actors.table_admin import TableAdmin
 from tablehost.actors.table_directory import TableDirectory, TableRecord
-from tablehost.actors.table_results import table_state
+from tablehost.actors.table_results import TableState, table_state
 from tablehost.actors.tokens import SeatClaim, sign_seat_token
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.rng import Random
@@ -52,6 +52,47 @@ class Rooms(Protocol):
     def none_can_start(self) -> bool: ...
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentTable:
+    """A table a tournament seated itself: its players in seat order (the
+    pairing balanced the seats), each a display name and join data; seats
+    not seen `no_show_after_s` after it opens are no-shows."""
+
+    table_id: str
+    game: str
+    seed: TableSeed
+    players: tuple[tuple[str, dict[str, Any]], ...]
+    options: dict[str, Any] = field(default_factory=dict)
+    variant: str = ""
+    no_show_after_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedTable:
+    """Where a tournament's table runs, and each seat's token."""
+
+    table_id: str
+    endpoint: str
+    game: str
+    display_names: tuple[str, ...]
+    deal_commitment: str
+    seat_tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlacingRefused:
+    """A tournament's table that could not be opened, and why."""
+
+    table_id: str
+    error: str
+
+
+# What a tournament is told of each table it asked for: where it runs; how
+# it stands, if it was settled before this ask (a restarted tournament);
+# or why it could not be opened.
+Placing = PlacedTable | TableState | PlacingRefused
+
+
 @dataclass(eq=False)
 class PendingTable:
     """A confirmed group on its way into a room."""
@@ -62,7 +103,7 @@ class PendingTable:
     attempts: int = 0
     # A table a tournament seated itself: its seats are the entrants' order
     # (the pairing balanced them), and its caller awaits the outcome here.
-    placed: asyncio.Future[dict[str, Any]] | None = None
+    placed: asyncio.Future[Placing] | None = None
     # Its seats that have not opened a stream this long after the table
     # opened are no-shows (a tournament forfeits them); None: no window.
     no_show_after_s: float | None = None
@@ -119,35 +160,34 @@ class TableOpener:
         self.awaiting_room.append(PendingTable(self._new_table_id(group.gathering.key.game), self._table_seed(group),
                                                group))
 
-    async def place_tournament_tables(self, tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    async def place_tournament_tables(self, tables: list[TournamentTable]) -> list[Placing]:
         """Open tables a tournament seated itself (see LobbyActor.place_tables)."""
-        waiting: list[asyncio.Future[dict[str, Any]]] = []
+        waiting: list[asyncio.Future[Placing]] = []
         for table in tables:
-            future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+            future: asyncio.Future[Placing] = asyncio.get_running_loop().create_future()
             waiting.append(future)
-            record = self.directory.get(table["table_id"])
+            record = self.directory.get(table.table_id)
             if record is not None:
                 future.set_result(self.placed(record))
                 continue
             try:
                 pending = self._tournament_table(table)
             except LobbyRefused as refusal:
-                future.set_result({"table_id": table["table_id"], "error": refusal.message})
+                future.set_result(PlacingRefused(table.table_id, refusal.message))
                 continue
             pending.placed = future
             self.awaiting_room.append(pending)
         self.place_awaiting()
         return list(await asyncio.gather(*waiting))
 
-    def placed(self, record: TableRecord) -> dict[str, Any]:
+    def placed(self, record: TableRecord) -> PlacedTable | TableState:
         """A running table's endpoint and seat tokens; a settled one's state
         (as `table_results` gives it)."""
         state = table_state(record)
-        if state["state"] != "running":
-            return {"table_id": record.table_id, **state}
-        return {"table_id": record.table_id, "endpoint": record.endpoint, "game": record.game,
-                "display_names": list(record.players), "deal_commitment": record.commitment,
-                "seat_tokens": [self.token(record.table_id, seat) for seat in range(len(record.players))]}
+        if state.state != "running":
+            return state
+        return PlacedTable(record.table_id, record.endpoint, record.game, tuple(record.players), record.commitment,
+                           tuple(self.token(record.table_id, seat) for seat in range(len(record.players))))
 
     def token(self, table_id: str, seat: int) -> str:
         """A seat's token (or a spectator's), valid for the host's token lifetime."""
@@ -336,23 +376,21 @@ class TableOpener:
     def _fail(self, pending: PendingTable, refusal: Refusal, message: str) -> None:
         if pending.placed is not None:
             if not pending.placed.done():
-                pending.placed.set_result({"table_id": pending.table_id, "error": message})
+                pending.placed.set_result(PlacingRefused(pending.table_id, message))
             return
         self.front_doors.fail_group(pending.group, refusal, message)
 
-    def _tournament_table(self, table: dict[str, Any]) -> PendingTable:
-        rules = game_rules(self.catalog, table["game"], table.get("variant", ""))
-        seats = table_seats(rules, len(table["players"]))
-        key = GatheringKey(table["game"], table.get("variant", ""), seats=seats)
-        gathering = Gathering(key, seats, self.front_doors.options_for(table["game"], table.get("options", {})),
-                              time.monotonic())
+    def _tournament_table(self, table: TournamentTable) -> PendingTable:
+        rules = game_rules(self.catalog, table.game, table.variant)
+        seats = table_seats(rules, len(table.players))
+        key = GatheringKey(table.game, table.variant, seats=seats)
+        gathering = Gathering(key, seats, self.front_doors.options_for(table.game, table.options), time.monotonic())
         entrants = []
-        for seat, player in enumerate(table["players"]):
-            join, _ = checked_join(rules, dict(player.get("join", {})))
-            entrants.append(Entrant(f"{table['table_id']}#{seat}", player["name"], "", key, join))
-        window = table.get("no_show_after_s")
-        return PendingTable(table["table_id"], table["seed"], Group(0, gathering, entrants, time.monotonic()),
-                            no_show_after_s=float(window) if window is not None else None)
+        for seat, (name, join) in enumerate(table.players):
+            checked, _ = checked_join(rules, dict(join))
+            entrants.append(Entrant(f"{table.table_id}#{seat}", name, "", key, checked))
+        return PendingTable(table.table_id, table.seed, Group(0, gathering, entrants, time.monotonic()),
+                            no_show_after_s=table.no_show_after_s)
 
     def _new_table_id(self, game: str) -> str:
         self._table_counter += 1

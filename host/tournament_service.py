@@ -274,9 +274,9 @@ class TournamentFeed:
                 placed = current["placed"][table_id]
                 seat = current["tables"][table_id].index(watcher.player)
                 assignment = lobby_pb2.TableAssignment(
-                    table_id=table_id, endpoint=placed["endpoint"], seat=seat, seat_token=placed["seat_tokens"][seat],
-                    game=placed["game"], display_names=placed["display_names"], ticket="",
-                    deal_commitment=placed["deal_commitment"])
+                    table_id=table_id, endpoint=placed.endpoint, seat=seat, seat_token=placed.seat_tokens[seat],
+                    game=placed.game, display_names=placed.display_names, ticket="",
+                    deal_commitment=placed.deal_commitment)
                 watcher.offer(pb.TournamentEvent(round_started=pb.RoundStarted(round=current["number"],
                                                                                table=assignment)))
                 watcher.table_sent = table_id

@@ -35,6 +35,8 @@ from tablehost.actors.journal import through_outage
 from tablehost.actors.log_format import configure_logging
 from tablehost.actors.store import StoreError
 from tablehost.actors.store.event_log import EventLog, open_event_log
+from tablehost.actors.table_opener import PlacedTable, PlacingRefused, TournamentTable
+from tablehost.actors.table_results import TableState
 from tablehost.actors.tournament.kept import DEFAULT_PAGE_SIZE, KeptTournament, StandingsPages
 from tablehost.actors.tournament.tournament import GameRecord, Table, Tournament, TournamentError, TournamentSpec
 from tablehost.games.engine.fairness import TableSeed
@@ -85,7 +87,7 @@ class TournamentActor:
         # first page as the current round was paired, or as it finished.
         self._watched = self.pages.first(self.core)
         # Where each table of the current round runs, and its seat tokens.
-        self.placed: dict[str, dict[str, Any]] = {}
+        self.placed: dict[str, PlacedTable] = {}
         self.version = 0
         self._changed = asyncio.Event()
         self._appending = asyncio.Lock()
@@ -341,51 +343,46 @@ class TournamentActor:
                 return
             states = await self.lobby.table_results.remote([t.table_id for t in pending], RESULTS_WAIT_S)
             for table in pending:
-                if states[table.table_id]["state"] == "unknown":
+                if states[table.table_id].state == "unknown":
                     # The lobby restarted and lost its record: open it again
                     # (the store's copy of a running table is resumed by then).
                     self.placed.pop(table.table_id, None)
                 else:
                     await self._settle(table, states[table.table_id])
 
-    async def _settle(self, table: Table, state: dict[str, Any]) -> None:
+    async def _settle(self, table: Table, state: TableState) -> None:
         """Record what the lobby says of a table that is no longer running
         (nothing while it runs)."""
-        if state["state"] == "finished":
-            await self._record_result(table, state["result"], state["no_show"])
-        elif state["state"] == "no_show":
-            await self._record_no_shows(table, state["no_show"])
-        elif state["state"] == "adjudicated":
-            await self._record_places(table, state["places"])
-        elif state["state"] == "ended":
-            await self._record_forfeit(table, f"the table ended without a result ({state['outcome']})")
+        if state.state == "finished":
+            assert state.result is not None  # a finished table has its result
+            await self._record_result(table, state.result, list(state.no_show))
+        elif state.state == "no_show":
+            await self._record_no_shows(table, list(state.no_show))
+        elif state.state == "adjudicated":
+            await self._record_places(table, list(state.places))
+        elif state.state == "ended":
+            await self._record_forfeit(table, f"the table ended without a result ({state.outcome})")
 
     async def _open(self, tables: list[Table], attempts: dict[str, int]) -> None:
         requests = [self._table_request(table) for table in tables]
         answers = await self.lobby.place_tables.remote(requests)
         for table, answer in zip(tables, answers):
-            if "state" in answer:  # settled before this incarnation asked
+            if isinstance(answer, TableState):  # settled before this incarnation asked
                 await self._settle(table, answer)
-            elif "error" in answer:
+            elif isinstance(answer, PlacingRefused):
                 attempts[table.table_id] = attempts.get(table.table_id, 0) + 1
                 log.warning("tournament %s: table %s not opened: %s", self.tournament_id, table.table_id,
-                            answer["error"])
+                            answer.error)
                 if attempts[table.table_id] >= MAX_OPEN_ATTEMPTS:
-                    await self._record_forfeit(table, f"the table could not be opened: {answer['error']}")
+                    await self._record_forfeit(table, f"the table could not be opened: {answer.error}")
             else:
                 self.placed[table.table_id] = answer
         self._bump()
 
-    def _table_request(self, table: Table) -> dict[str, Any]:
-        return {
-            "table_id": table.table_id,
-            "game": self.core.spec.game,
-            "variant": "",
-            "seed": self._table_seed(table),
-            "options": self.kept.options,
-            "no_show_after_s": self.kept.no_show_after_s,
-            "players": [{"name": player, "join": self.kept.joins.get(player, {})} for player in table.players],
-        }
+    def _table_request(self, table: Table) -> TournamentTable:
+        return TournamentTable(table.table_id, self.core.spec.game, self._table_seed(table),
+                               tuple((player, self.kept.joins.get(player, {})) for player in table.players),
+                               self.kept.options, no_show_after_s=self.kept.no_show_after_s)
 
     def _table_seed(self, table: Table) -> TableSeed:
         """From the tournament's secret deal key and the table id, so a table

@@ -16,7 +16,8 @@ from tablehost.actors.placement import Placement, RoomRecord
 from tablehost.actors.room_calls import RoomUnreachable, TableOpening, TableRequest, table_record
 from tablehost.actors.table_admin import TableAdmin
 from tablehost.actors.table_directory import TableDirectory
-from tablehost.actors.table_opener import MAX_PLACEMENT_ATTEMPTS, TableOpener
+from tablehost.actors.table_opener import (MAX_PLACEMENT_ATTEMPTS, PlacedTable, Placing, PlacingRefused, TableOpener,
+                                            TournamentTable)
 from tablehost.actors.tokens import verify_seat_token
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.rng import Random
@@ -86,7 +87,8 @@ class Rooms:
             raise RoomUnreachable("it failed (RayActorError)")
         if room.room_id in self.full:
             return [TableOpening(r.table_id, error=f"{room.room_id} is full", retry=True) for r in requests]
-        return [TableOpening(r.table_id, table_record(r, r.seed.seated(r.entrants))) for r in requests]
+        return [TableOpening(r.table_id, table_record(r, list(r.entrants) if r.keep_order else r.seed.seated(r.entrants)))
+                for r in requests]
 
     async def resume_tables(self, room: RoomRecord, table_ids: list[str]) -> list[TableOpening]:
         raise AssertionError("nothing resumes here")
@@ -190,15 +192,28 @@ def test_a_table_every_room_refuses_as_full_is_tried_a_bounded_number_of_times_t
     assert {refusal for _, refusal, _ in dropped} == {Refusal.INTERNAL.value}
 
 
-@pytest.mark.parametrize("players", [[{"name": "a"}], [{"name": "a"}] * 9])
+@pytest.mark.parametrize("seats", [1, 9])
 def test_a_tournament_table_of_a_size_the_game_cannot_seat_is_answered_with_an_error_and_opens_nothing(
-        players: list[dict[str, str]]) -> None:
-    async def scenario() -> tuple[list[dict[str, object]], TableOpener]:
+        seats: int) -> None:
+    async def scenario() -> tuple[list[Placing], TableOpener]:
         opener, _, _, _ = opener_with_rooms(["room-1"])
-        answers = await opener.place_tournament_tables([{"table_id": "t-1", "game": "bigtwo",
-                                                         "seed": TableSeed.numbered(1), "players": players}])
-        return answers, opener
+        table = TournamentTable("t-1", "bigtwo", TableSeed.numbered(1), (("a", {}),) * seats)
+        return await opener.place_tournament_tables([table]), opener
 
     (answer,), opener = asyncio.run(scenario())
-    assert answer == {"table_id": "t-1", "error": f"bigtwo is played by 4 players, not {len(players)}"}
+    assert answer == PlacingRefused("t-1", f"bigtwo is played by 4 players, not {seats}")
     assert opener.directory.get("t-1") is None and not opener.placement.rooms["room-1"].tables
+
+
+def test_a_tournament_table_keeps_its_seat_order_and_a_second_ask_opens_nothing_twice() -> None:
+    async def scenario() -> tuple[list[Placing], list[Placing]]:
+        opener, _, _, tasks = opener_with_rooms(["room-1"])
+        table = TournamentTable("t-1", "bigtwo", TableSeed.numbered(1), tuple((name, {}) for name in "wxyz"))
+        first = await opener.place_tournament_tables([table])
+        again = await opener.place_tournament_tables([table])
+        await settle(tasks)
+        return first, again
+
+    (first,), (again,) = asyncio.run(scenario())
+    assert isinstance(first, PlacedTable) and first.display_names == ("w", "x", "y", "z")
+    assert isinstance(again, PlacedTable) and again.endpoint == first.endpoint and len(again.seat_tokens) == 4

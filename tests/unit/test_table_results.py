@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from tablehost.actors.table_directory import TableDirectory, TableRecord
-from tablehost.actors.table_results import TableResults, table_state
+from tablehost.actors.table_results import TableResults, TableState, table_state
 
 
 def record(table_id: str, **fields) -> TableRecord:
@@ -17,14 +17,14 @@ def record(table_id: str, **fields) -> TableRecord:
 
 
 def test_each_state_a_table_can_be_in() -> None:
-    assert table_state(None) == {"state": "unknown"}
-    assert table_state(record("t1")) == {"state": "running"}
-    assert table_state(record("t2", outcome="finished")) == {"state": "running"}  # its result is on its way
-    assert table_state(record("t3", outcome="finished", result={"winner": 0})) == {
-        "state": "finished", "result": {"winner": 0}, "no_show": []}
-    assert table_state(record("t4", outcome="no_show", no_show=[1])) == {"state": "no_show", "no_show": [1]}
-    assert table_state(record("t5", outcome="closed", adjudicated=[1, 0])) == {"state": "adjudicated", "places": [1, 0]}
-    assert table_state(record("t6", outcome="deserted")) == {"state": "ended", "outcome": "deserted"}
+    assert table_state(None) == TableState("unknown")
+    assert table_state(record("t1")) == TableState("running")
+    assert table_state(record("t2", outcome="finished")) == TableState("running")  # its result is on its way
+    assert table_state(record("t3", outcome="finished", result={"winner": 0})) == TableState(
+        "finished", result={"winner": 0})
+    assert table_state(record("t4", outcome="no_show", no_show=[1])) == TableState("no_show", no_show=(1,))
+    assert table_state(record("t5", outcome="closed", adjudicated=[1, 0])) == TableState("adjudicated", places=(1, 0))
+    assert table_state(record("t6", outcome="deserted")) == TableState("ended", outcome="deserted")
 
 
 def test_the_wait_returns_when_one_table_settles_or_at_its_timeout() -> None:
@@ -44,5 +44,5 @@ def test_the_wait_returns_when_one_table_settles_or_at_its_timeout() -> None:
         return timed_out, settled
 
     timed_out, settled = asyncio.run(scenario())
-    assert {state["state"] for state in timed_out.values()} == {"running"}
-    assert settled["t1"]["state"] == "finished" and settled["t2"]["state"] == "running"
+    assert {state.state for state in timed_out.values()} == {"running"}
+    assert settled["t1"].state == "finished" and settled["t2"].state == "running"
