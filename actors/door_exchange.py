@@ -23,6 +23,7 @@ from tablehost.actors.matchmaking import Entrant, Group, LobbyRefused, Matchmake
 from tablehost.games.engine.rng import Random
 from tablehost.games.engine.rules import GameRules, InvalidJoin
 from tablehost.games.registry import GameCatalog, UnknownGame, UnknownVariant
+from tablehost.v1 import lobby_pb2
 
 log = logging.getLogger("tablehost.lobby")
 
@@ -35,28 +36,14 @@ MAX_TURN_TIMEOUT_MS = 3_600_000
 
 
 @dataclass(frozen=True, slots=True)
-class SeatAssignment:
-    """A seated player's table, for its front door to answer JoinQueue with
-    (the fields of the wire's TableAssignment)."""
-
-    table_id: str
-    endpoint: str
-    seat: int
-    seat_token: str
-    game: str
-    display_names: tuple[str, ...]
-    ticket: str
-    deal_commitment: str
-
-
-@dataclass(frozen=True, slots=True)
 class DoorMail:
     """What a front door's `door_poll` brings back: proposals to confirm
-    (group, ticket), players seated, players let go (ticket, refusal,
-    message), and the lobby's incarnation."""
+    (group, ticket), players seated (each the TableAssignment its JoinQueue
+    answers with), players let go (ticket, refusal, message), and the
+    lobby's incarnation."""
 
     proposals: list[tuple[int, str]]
-    seated: list[SeatAssignment]
+    seated: list[lobby_pb2.TableAssignment]
     dropped: list[tuple[str, str, str]]
     lobby: str
 
@@ -77,7 +64,7 @@ class DoorMailbox:
     door_id: str
     last_seen: float
     proposals: list[tuple[int, str]] = field(default_factory=list)
-    seated: list[SeatAssignment] = field(default_factory=list)
+    seated: list[lobby_pb2.TableAssignment] = field(default_factory=list)
     dropped: list[tuple[str, str, str]] = field(default_factory=list)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -198,7 +185,7 @@ class DoorExchange:
         log.info("private %s table %s created", game, code)
         return {"code": code, "game": game, "seats": seats}
 
-    def seated(self, entrant: Entrant, assignment: SeatAssignment) -> None:
+    def seated(self, entrant: Entrant, assignment: lobby_pb2.TableAssignment) -> None:
         """Tell the player's front door where it sits; a door that is gone
         leaves the seat to wait out its grace period."""
         door = self.mailboxes.get(entrant.door)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tablehost.actors.config import LobbyConfig
-from tablehost.actors.door_exchange import DoorExchange, SeatAssignment, checked_join, game_rules, table_seats
+from tablehost.actors.door_exchange import DoorExchange, checked_join, game_rules, table_seats
 from tablehost.actors.matchmaking import Entrant, Gathering, GatheringKey, Group, LobbyRefused, Refusal
 from tablehost.actors.placement import Placement, RoomRecord
 from tablehost.actors.room_calls import RoomUnreachable, SeatRequest, TableOpening, TableRequest
@@ -31,6 +31,7 @@ from tablehost.actors.tokens import SeatClaim, sign_seat_token
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.rng import Random
 from tablehost.games.registry import GameCatalog
+from tablehost.v1 import lobby_pb2
 
 log = logging.getLogger("tablehost.lobby")
 
@@ -367,11 +368,11 @@ class TableOpener:
         if pending.placed is not None:
             pending.placed.set_result(self.placed(added))
             return
-        names = tuple(record["players"])
         for seat, ticket in enumerate(record["tickets"]):
-            self.front_doors.seated(by_ticket[ticket], SeatAssignment(
-                pending.table_id, room.endpoint, seat, self.token(pending.table_id, seat), record["game"], names,
-                ticket, record["commitment"]))
+            self.front_doors.seated(by_ticket[ticket], lobby_pb2.TableAssignment(
+                table_id=pending.table_id, endpoint=room.endpoint, seat=seat,
+                seat_token=self.token(pending.table_id, seat), game=record["game"], display_names=record["players"],
+                ticket=ticket, deal_commitment=record["commitment"]))
 
     def _fail(self, pending: PendingTable, refusal: Refusal, message: str) -> None:
         if pending.placed is not None:

@@ -191,12 +191,10 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
         except OverQuota as error:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
         try:
-            seated = await self._call(context, self._waiting.wait_for_seat(ticket, join))
+            seated: pb.TableAssignment = await self._call(context, self._waiting.wait_for_seat(ticket, join))
         finally:
             self._quotas.release_join(client)
-        return pb.TableAssignment(table_id=seated.table_id, endpoint=seated.endpoint, seat=seated.seat,
-                                  seat_token=seated.seat_token, game=seated.game, display_names=seated.display_names,
-                                  ticket=seated.ticket, deal_commitment=seated.deal_commitment)
+        return seated
 
     async def _call(self, context: aio.ServicerContext, awaitable: Any) -> Any:
         """Await a lobby step; its refusals become their gRPC statuses."""

@@ -30,8 +30,9 @@ from typing import Any
 
 import ray
 
-from tablehost.actors.door_exchange import DoorMail, SeatAssignment
+from tablehost.actors.door_exchange import DoorMail
 from tablehost.actors.matchmaking import LobbyRefused, Refusal
+from tablehost.v1 import lobby_pb2
 
 log = logging.getLogger("tablehost.waiting")
 
@@ -46,7 +47,7 @@ LOBBY_OUTAGE_S = 30.0
 @dataclass(eq=False)
 class Waiter:
     ticket: str
-    seated: asyncio.Future[SeatAssignment]
+    seated: asyncio.Future[lobby_pb2.TableAssignment]
     # Set once the lobby has answered the exchange that carried the join.
     delivered: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -91,7 +92,7 @@ class WaitingLine:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._fail_all(Refusal.UNAVAILABLE, "the front door is shutting down")
 
-    async def wait_for_seat(self, ticket: str, join: dict[str, Any]) -> SeatAssignment:
+    async def wait_for_seat(self, ticket: str, join: dict[str, Any]) -> lobby_pb2.TableAssignment:
         """Wait until the lobby seats this ticket; raises LobbyRefused. If the
         caller goes away (this coroutine is cancelled), the ticket leaves."""
         if ticket in self._waiters:

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from tablehost.actors.config import LobbyConfig, RoomConfig
-from tablehost.actors.door_exchange import DoorExchange, SeatAssignment
+from tablehost.actors.door_exchange import DoorExchange
 from tablehost.actors.matchmaking import Group, Refusal
 from tablehost.actors.placement import Placement, RoomRecord
 from tablehost.actors.room_calls import RoomUnreachable, TableOpening, TableRequest, table_record
@@ -22,6 +22,7 @@ from tablehost.actors.tokens import verify_seat_token
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.rng import Random
 from tablehost.games.registry import GameCatalog
+from tablehost.v1 import lobby_pb2
 
 SECRET = b"s" * 32
 CONFIG = LobbyConfig(room=RoomConfig(token_secret=SECRET, tables_per_room=2), seed=7)
@@ -137,7 +138,7 @@ async def settle(tasks: list[asyncio.Task[None]]) -> None:
 
 
 def test_a_confirmed_group_is_seated_and_each_front_door_gets_a_token_for_its_own_seat() -> None:
-    async def scenario() -> tuple[list[SeatAssignment], TableOpener]:
+    async def scenario() -> tuple[list[lobby_pb2.TableAssignment], TableOpener]:
         opener, _, exchange, tasks = opener_with_rooms(["room-1"])
         await seat_group(exchange, opener, "p")
         opener.place_awaiting()
@@ -154,7 +155,7 @@ def test_a_confirmed_group_is_seated_and_each_front_door_gets_a_token_for_its_ow
 
 
 def test_tables_a_dead_room_did_not_open_keep_their_confirmation_and_open_in_another() -> None:
-    async def scenario() -> tuple[list[SeatAssignment], Rooms, TableOpener]:
+    async def scenario() -> tuple[list[lobby_pb2.TableAssignment], Rooms, TableOpener]:
         opener, rooms, exchange, tasks = opener_with_rooms(["room-1", "room-2"])
         rooms.dead.add("room-1")
         await seat_group(exchange, opener, "p")
