@@ -44,7 +44,8 @@ from tablehost.actors.room_supervisor import LOBBY_NAME, NAMESPACE, RoomSupervis
 from tablehost.actors.round_watch import RoundWatch
 from tablehost.actors.table_admin import TableAdmin, TableListing
 from tablehost.actors.table_directory import TableDescription, TableDirectory
-from tablehost.actors.table_opener import Placing, TableOpener, TournamentTable
+from tablehost.actors.table_opener import TableOpener
+from tablehost.actors.tournament_tables import Placing, TournamentTable
 from tablehost.actors.table_results import TableResults, TableState
 from tablehost.actors.tokens import SPECTATOR_SEAT
 from tablehost.games.engine.rng import Random

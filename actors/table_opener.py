@@ -15,7 +15,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tablehost.actors.config import LobbyConfig
@@ -23,10 +23,10 @@ from tablehost.actors.door_exchange import DoorExchange, checked_join, game_rule
 from tablehost.actors.matchmaking import Entrant, Gathering, GatheringKey, Group, LobbyRefused, Refusal
 from tablehost.actors.placement import Placement, RoomRecord
 from tablehost.actors.room_calls import RoomUnreachable, SeatRequest, TableOpening, TableRequest
-from tablehost.actors.store import StoreError, open_store
 from tablehost.actors.table_admin import TableAdmin
 from tablehost.actors.table_directory import TableDirectory, TableRecord
-from tablehost.actors.table_results import TableState, table_state
+from tablehost.actors.tournament_tables import (Placing, PlacingRefused, TournamentTable, placed_table,
+                                                 tables_between_rooms)
 from tablehost.actors.tokens import SeatClaim, sign_seat_token
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.rng import Random
@@ -51,47 +51,6 @@ class Rooms(Protocol):
     def start_wanted(self, tables_waiting: int) -> None: ...
 
     def none_can_start(self) -> bool: ...
-
-
-@dataclass(frozen=True, slots=True)
-class TournamentTable:
-    """A table a tournament seated itself: its players in seat order (the
-    pairing balanced the seats), each a display name and join data; seats
-    not seen `no_show_after_s` after it opens are no-shows."""
-
-    table_id: str
-    game: str
-    seed: TableSeed
-    players: tuple[tuple[str, dict[str, Any]], ...]
-    options: dict[str, Any] = field(default_factory=dict)
-    variant: str = ""
-    no_show_after_s: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PlacedTable:
-    """Where a tournament's table runs, and each seat's token."""
-
-    table_id: str
-    endpoint: str
-    game: str
-    display_names: tuple[str, ...]
-    deal_commitment: str
-    seat_tokens: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class PlacingRefused:
-    """A tournament's table that could not be opened, and why."""
-
-    table_id: str
-    error: str
-
-
-# What a tournament is told of each table it asked for: where it runs; how
-# it stands, if it was settled before this ask (a restarted tournament);
-# or why it could not be opened.
-Placing = PlacedTable | TableState | PlacingRefused
 
 
 @dataclass(eq=False)
@@ -169,7 +128,7 @@ class TableOpener:
             waiting.append(future)
             record = self.directory.get(table.table_id)
             if record is not None:
-                future.set_result(self.placed(record))
+                future.set_result(placed_table(record, self.token))
                 continue
             try:
                 pending = self._tournament_table(table)
@@ -180,15 +139,6 @@ class TableOpener:
             self.awaiting_room.append(pending)
         self.place_awaiting()
         return list(await asyncio.gather(*waiting))
-
-    def placed(self, record: TableRecord) -> PlacedTable | TableState:
-        """A running table's endpoint and seat tokens; a settled one's state
-        (as `table_results` gives it)."""
-        state = table_state(record)
-        if state.state != "running":
-            return state
-        return PlacedTable(record.table_id, record.endpoint, record.game, tuple(record.players), record.commitment,
-                           tuple(self.token(record.table_id, seat) for seat in range(len(record.players))))
 
     def token(self, table_id: str, seat: int) -> str:
         """A seat's token (or a spectator's), valid for the host's token lifetime."""
@@ -270,24 +220,9 @@ class TableOpener:
         """Tables of this run the store holds unfinished and no room holds:
         their room died while the previous lobby moved them. They resume
         like a dead room's tables."""
-        if self.config.room.store is None:
-            return
-        store = open_store(self.config.room.store)
-        try:
-            for table_id in store.unfinished():
-                if self.directory.running(table_id) is not None:
-                    continue
-                header = store.header(table_id)
-                if header["run_id"] != self.config.room.run_id:
-                    continue  # an earlier run's: its players' tokens are refused anyway
-                record = TableRecord.from_plain(header["record"], "", "")
-                record.resuming = True
-                self.directory.add(record)
-                self.awaiting_resume.append(table_id)
-        except StoreError as error:
-            log.error("the store could not list the tables to resume: %s", error)
-        finally:
-            store.close()
+        for record in tables_between_rooms(self.config, self.directory):
+            self.directory.add(record)
+            self.resume_elsewhere([record.table_id])
 
     async def _open_in(self, room: RoomRecord) -> None:
         """Open what is placed in `room`, one call at a time, until nothing is left."""
@@ -366,7 +301,7 @@ class TableOpener:
         log.info("table %s started in room %s, commitment %s, seats %s", pending.table_id, room.room_id,
                  record["commitment"][:16], record["players"])
         if pending.placed is not None:
-            pending.placed.set_result(self.placed(added))
+            pending.placed.set_result(placed_table(added, self.token))
             return
         for seat, ticket in enumerate(record["tickets"]):
             self.front_doors.seated(by_ticket[ticket], lobby_pb2.TableAssignment(

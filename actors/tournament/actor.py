@@ -35,7 +35,7 @@ from tablehost.actors.journal import through_outage
 from tablehost.actors.log_format import configure_logging
 from tablehost.actors.store import StoreError
 from tablehost.actors.store.event_log import EventLog, open_event_log
-from tablehost.actors.table_opener import PlacedTable, PlacingRefused, TournamentTable
+from tablehost.actors.tournament_tables import PlacedTable, PlacingRefused, TournamentTable
 from tablehost.actors.table_results import TableState
 from tablehost.actors.tournament.kept import DEFAULT_PAGE_SIZE, KeptTournament, StandingsPages
 from tablehost.actors.tournament.tournament import GameRecord, Table, Tournament, TournamentError, TournamentSpec

@@ -16,8 +16,8 @@ from tablehost.actors.placement import Placement, RoomRecord
 from tablehost.actors.room_calls import RoomUnreachable, TableOpening, TableRequest, table_record
 from tablehost.actors.table_admin import TableAdmin
 from tablehost.actors.table_directory import TableDirectory
-from tablehost.actors.table_opener import (MAX_PLACEMENT_ATTEMPTS, PlacedTable, Placing, PlacingRefused, TableOpener,
-                                            TournamentTable)
+from tablehost.actors.table_opener import MAX_PLACEMENT_ATTEMPTS, TableOpener
+from tablehost.actors.tournament_tables import PlacedTable, Placing, PlacingRefused, TournamentTable
 from tablehost.actors.tokens import verify_seat_token
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.rng import Random
