@@ -23,51 +23,28 @@ import ctypes
 import dataclasses
 import logging
 import os
-import ssl
 import time
-from pathlib import Path
 from typing import Any
 
 import ray
-from grpc import aio
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from tablehost.actors import crash_points
 from tablehost.actors.config import RoomConfig
 from tablehost.actors.journal import Journal, through_outage
 from tablehost.actors.log_format import configure_logging, log_fields
-from tablehost.actors.metrics import Gauge, MetricsServer, serve_process_metrics
 from tablehost.actors.process_tuning import tune_garbage_collection
-from tablehost.actors.server_options import (
-    ROOM_PENDING_CALLS,
-    ROOM_STREAMS_PER_CONNECTION,
-    bind_port,
-    server_credentials,
-    server_options,
-)
 from tablehost.actors.store import TableExists, TableStore, open_store
 from tablehost.actors.outbound import StreamEnd
+from tablehost.actors.room_server import RoomServer
 from tablehost.actors.room_calls import RoomStarted, TableClosed, TableOpening, TableOver, TableRequest, table_record
 from tablehost.actors.table import Table
-from tablehost.actors.table_service import TableService
 from tablehost.actors.versions import code_versions, why_not_resumable
 from tablehost.games.registry import GameCatalog
-from tablehost.v1 import table_pb2
 
 log = logging.getLogger("tablehost.room")
-TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["Table"].full_name
 
 # A burst of new tables yields to the room's running tables this often.
 _OPEN_BEFORE_YIELDING = 50
-# A scrape waits this long at most for the room's loop to count its tables.
-_GAUGE_READ_TIMEOUT_S = 5.0
-# What a room's scrape reads of its tables now (see RoomActor._gauges).
-ROOM_GAUGES = (
-    ("tablehost_room_capacity", "Tables this room may hold", ()),
-    ("tablehost_tables", "Tables open in this room, by game", ("game",)),
-    ("tablehost_seated_players", "Players with a stream open to their seat, by game", ("game",)),
-    ("tablehost_spectators", "Spectator streams open, by game", ("game",)),
-)
 # A room gives freed heap back to the OS when it empties, at most this often
 # (malloc_trim walks the whole heap).
 _TRIM_INTERVAL_S = 10.0
@@ -76,48 +53,6 @@ _TRIM_INTERVAL_S = 10.0
 def room_actor_name(lobby_name: str, room_id: str) -> str:
     """Rooms are named after their lobby, so a restarted lobby finds its own."""
     return f"{lobby_name}/{room_id}"
-
-
-class NoFreePort(RuntimeError):
-    pass
-
-
-def advertised_host(advertise: str, bind_host: str) -> str:
-    """The host part of a room's endpoints: `advertise` ("" for `bind_host`,
-    "env:NAME" for that variable of this process). A room on a node without
-    the variable fails to start, saying so, rather than advertise an address
-    nobody can reach."""
-    if not advertise:
-        return bind_host
-    if not advertise.startswith("env:"):
-        return advertise
-    name = advertise.removeprefix("env:")
-    value = os.environ.get(name, "")
-    if not value:
-        raise ValueError(f"the rooms advertise the address in ${name}, which is not set on this node")
-    return value
-
-
-def node_certificate(cert_path: str, key_path: str) -> tuple[bytes, bytes]:
-    """The certificate chain and key in files on this room's node, each path
-    given as is or as "env:NAME" (the path in the variable NAME of this
-    process). A room whose node lacks them, or whose files do not make a
-    pair, fails to start, saying which, rather than serve with another
-    node's certificate."""
-    paths = []
-    for given in (cert_path, key_path):
-        path = given
-        if given.startswith("env:"):
-            path = os.environ.get(given.removeprefix("env:"), "")
-            if not path:
-                raise ValueError(f"the rooms read their certificate from the path in ${given.removeprefix('env:')}, "
-                                 "which is not set on this node")
-        paths.append(path)
-    try:
-        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(paths[0], paths[1])
-        return Path(paths[0]).read_bytes(), Path(paths[1]).read_bytes()
-    except (OSError, ssl.SSLError) as error:
-        raise ValueError(f"this node's room certificate {paths[0]} with key {paths[1]}: {error}") from None
 
 
 def _release_free_heap() -> None:
@@ -137,12 +72,9 @@ class RoomActor:
         self.catalog = GameCatalog.load(config.game_modules, config.game_path)
         self.tables: dict[str, Table] = {}
         self.records: dict[str, dict[str, Any]] = {}  # by table id: see table_record
-        self.endpoint = ""
-        self.metrics_endpoint = ""
-        self._metrics: MetricsServer | None = None
         self.games_hosted = 0
         self.tables_failed = 0
-        self._server: aio.Server | None = None
+        self._server: RoomServer | None = None
         self._stopped: asyncio.Event | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._closed_unreported: list[TableClosed] = []
@@ -160,69 +92,16 @@ class RoomActor:
             if self.config.store is not None:
                 self.store = await asyncio.to_thread(open_store, self.config.store)
                 self.journal = Journal(self.store)
-            server = aio.server(options=server_options(self.config.max_message_bytes, ROOM_PENDING_CALLS,
-                                                      streams_per_connection=ROOM_STREAMS_PER_CONNECTION))
-            TableService(self.tables, self.config).add_to_server(server)
-            health_servicer = health.aio.HealthServicer()
-            health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-            port = self._bind(server)
+            server = RoomServer(self.config, self.tables)
             await server.start()
-            await health_servicer.set(TABLE_SERVICE, health_pb2.HealthCheckResponse.SERVING)
             self._server = server
             self._stopped = asyncio.Event()
-            self.endpoint = f"{self._advertised_host()}:{port}"
             self._sweeper = asyncio.get_running_loop().create_task(self._close_deserted_tables())
-            if self.config.metrics:
-                self._serve_metrics()
             tune_garbage_collection()
-            log.info("room %s serving up to %d tables on %s", self.room_id, self.config.tables_per_room, self.endpoint)
-        return RoomStarted(self.room_id, self.endpoint, self.metrics_endpoint, ray.get_runtime_context().get_node_id(),
-                           os.getpid())
-
-    def _serve_metrics(self) -> None:
-        """This process's metrics on a free port of the room's address (the
-        front door's /targets lists it for Prometheus). The gauges are counted
-        on the room's loop, which owns the tables, when a scrape asks."""
-        loop = asyncio.get_running_loop()
-
-        def read() -> list[Gauge]:
-            return asyncio.run_coroutine_threadsafe(self._gauges(), loop).result(timeout=_GAUGE_READ_TIMEOUT_S)
-
-        self._metrics = serve_process_metrics(self.config.bind_host, ROOM_GAUGES, read)
-        self.metrics_endpoint = f"{self._advertised_host()}:{self._metrics.port}"
-
-    async def _gauges(self) -> list[Gauge]:
-        by_game: dict[str, list[int]] = {}
-        for table in self.tables.values():
-            counts = by_game.setdefault(table.metrics.game, [0, 0, 0])
-            counts[0] += 1
-            counts[1] += table.streams.seated
-            counts[2] += table.streams.spectators
-        gauges = [Gauge("tablehost_room_capacity", (), self.config.tables_per_room)]
-        for game, (tables, seated, spectators) in sorted(by_game.items()):
-            gauges += [Gauge("tablehost_tables", (game,), tables), Gauge("tablehost_seated_players", (game,), seated),
-                       Gauge("tablehost_spectators", (game,), spectators)]
-        return gauges
-
-    def _advertised_host(self) -> str:
-        """Where this room tells clients it is (see RoomConfig.advertise_host)."""
-        return advertised_host(self.config.advertise_host, self.config.bind_host)
-
-    def _bind(self, server: aio.Server) -> int:
-        low, high = self.config.port_min, self.config.port_max
-        candidates = [0] if low == 0 else list(range(low, high + 1))
-        if self.config.tls_cert_file:
-            credentials = server_credentials(*node_certificate(self.config.tls_cert_file, self.config.tls_key_file))
-        else:
-            credentials = server_credentials(self.config.tls_cert_pem, self.config.tls_key_pem)
-        for port in candidates:
-            try:
-                bound = bind_port(server, f"{self.config.bind_host}:{port}", credentials)
-            except RuntimeError:
-                continue
-            if bound:
-                return bound
-        raise NoFreePort(f"no free port in {low}-{high} on {self.config.bind_host}")
+            log.info("room %s serving up to %d tables on %s", self.room_id, self.config.tables_per_room,
+                     server.endpoint)
+        return RoomStarted(self.room_id, self._server.endpoint, self._server.metrics_endpoint,
+                           ray.get_runtime_context().get_node_id(), os.getpid())
 
     async def inventory(self, lobby: Any) -> RoomStarted:
         """For a lobby taking this room back (it restarted): where the room
@@ -257,9 +136,6 @@ class RoomActor:
             await asyncio.to_thread(self.journal.close)
         if self.store is not None:
             self.store.close()
-        if self._metrics is not None:
-            self._metrics.stop()
-            self._metrics = None
         if self._stopped is not None:
             self._stopped.set()
 
@@ -537,8 +413,8 @@ class RoomActor:
         a full room."""
         return {
             "room_id": self.room_id,
-            "endpoint": self.endpoint,
-            "metrics_endpoint": self.metrics_endpoint,
+            "endpoint": self._server.endpoint if self._server is not None else "",
+            "metrics_endpoint": self._server.metrics_endpoint if self._server is not None else "",
             "node_id": ray.get_runtime_context().get_node_id(),
             "pid": os.getpid(),
             "tables": len(self.tables),

@@ -21,6 +21,7 @@ from grpc_reflection.v1alpha import reflection
 
 from tablehost.actors.ray_classes import actor_class
 from tablehost.actors.server_options import FRONT_DOOR_PENDING_CALLS, bind_port, server_credentials, server_options
+from tablehost.actors.table_service import TABLE_SERVICE
 from tablehost.actors.unary_parsing import add_unary_service
 from tablehost.games.registry import GameCatalog
 from tablehost.host.admin_auth import AdminGuard, admin_token, write_audit_file, write_token_file
@@ -35,12 +36,11 @@ from tablehost.host.quotas import Quotas
 from tablehost.host.tournament_service import TournamentService, TournamentSettings
 from tablehost.host.waiting import WaitingLine
 from tablehost.host.web_gateway import WebGateway
-from tablehost.v1 import admin_pb2, lobby_pb2, table_pb2, tournament_pb2
+from tablehost.v1 import admin_pb2, lobby_pb2, tournament_pb2
 
 log = logging.getLogger("tablehost.host")
 
 LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name
-TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["Table"].full_name
 ADMIN_SERVICE = admin_pb2.DESCRIPTOR.services_by_name["Admin"].full_name
 TOURNAMENT_SERVICE = tournament_pb2.DESCRIPTOR.services_by_name["Tournaments"].full_name
 # Lobby requests are small; anything bigger is refused by gRPC before it is parsed.

@@ -39,7 +39,7 @@ from ray.scripts.scripts import start as ray_start
 
 from tablehost.actors import metrics
 from tablehost.actors.placement import ROOM_RESOURCE
-from tablehost.actors.room import ROOM_GAUGES
+from tablehost.actors.room_server import ROOM_GAUGES
 from tablehost.host.config import HostConfig
 from tablehost.host.door_metrics import DOOR_GAUGES
 from tablehost.host.drain import add_drain_arguments

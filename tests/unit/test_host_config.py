@@ -162,7 +162,7 @@ def test_the_tools_refuse_a_tls_ca_file_they_cannot_use(tmp_path) -> None:
 
 
 def test_rooms_advertise_a_host_or_a_variable_of_their_own_node(monkeypatch) -> None:
-    from tablehost.actors.room import advertised_host
+    from tablehost.actors.room_server import advertised_host
 
     room = parse(["--room-host", "0.0.0.0", "--advertise-host", "env:NODE_IP"]).lobby_config().room
     assert (room.bind_host, room.advertise_host) == ("0.0.0.0", "env:NODE_IP")
@@ -184,7 +184,7 @@ def _issue(authority: trustme.CA, address: str, folder, name: str) -> tuple[str,
 
 
 def test_each_room_node_reads_a_certificate_of_its_own_from_its_node(tmp_path, monkeypatch) -> None:
-    from tablehost.actors.room import node_certificate
+    from tablehost.actors.room_server import node_certificate
 
     authority = trustme.CA()
     door_cert, door_key = _issue(authority, "127.0.0.1", tmp_path, "door")

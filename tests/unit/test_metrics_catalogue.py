@@ -13,7 +13,7 @@ import yaml
 from prometheus_client import ProcessCollector
 
 from tablehost.actors import metrics
-from tablehost.actors.room import ROOM_GAUGES
+from tablehost.actors.room_server import ROOM_GAUGES
 from tablehost.host.door_metrics import DOOR_GAUGES
 
 ROOT = Path(__file__).resolve().parents[2]
