@@ -35,6 +35,7 @@ from tablehost.actors.log_format import configure_logging, log_fields
 from tablehost.actors.process_tuning import tune_garbage_collection
 from tablehost.actors.store import TableExists, TableStore, open_store
 from tablehost.actors.outbound import StreamEnd
+from tablehost.actors.room_reports import RoomReports
 from tablehost.actors.room_server import RoomServer
 from tablehost.actors.room_calls import RoomStarted, TableClosed, TableOpening, TableOver, TableRequest, table_record
 from tablehost.actors.table import Table
@@ -68,7 +69,7 @@ class RoomActor:
         configure_logging(config.log_format)
         self.room_id = room_id
         self.config = config
-        self.lobby = lobby
+        self.reports = RoomReports(room_id, config.report_interval_s, lobby)
         self.catalog = GameCatalog.load(config.game_modules, config.game_path)
         self.tables: dict[str, Table] = {}
         self.records: dict[str, dict[str, Any]] = {}  # by table id: see table_record
@@ -77,9 +78,6 @@ class RoomActor:
         self._server: RoomServer | None = None
         self._stopped: asyncio.Event | None = None
         self._sweeper: asyncio.Task[None] | None = None
-        self._closed_unreported: list[TableClosed] = []
-        self._over_unreported: list[TableOver] = []  # games ended, results not yet reported
-        self._report_scheduled = False
         self._last_trim = 0.0
         self.store: TableStore | None = None
         self.journal: Journal | None = None
@@ -107,7 +105,7 @@ class RoomActor:
         """For a lobby taking this room back (it restarted): where the room
         serves and every table's record. Closed tables are reported to
         `lobby` from now on."""
-        self.lobby = lobby
+        self.reports.lobby = lobby
         return dataclasses.replace(await self.start(), capacity=self.config.tables_per_room,
                                    records=tuple(self.records[table_id] for table_id in self.tables))
 
@@ -276,14 +274,12 @@ class RoomActor:
             log.info("room %s: seats %s of table %s did not show up within %.0f s; the game goes on",
                      self.room_id, absent, table.table_id, window)
             return
-        self._over_unreported.append(TableOver(table.table_id, None, tuple(absent)))
-        self._schedule_report()
+        self.reports.over(TableOver(table.table_id, None, tuple(absent)))
         self._close(table, f"seats {absent} did not show up within {window:.0f} s")
 
     def table_finished(self, table: Table) -> None:
         """Report the result now (a tournament waits for it), close after the linger."""
-        self._over_unreported.append(TableOver(table.table_id, table.match.result, table.no_shows))
-        self._schedule_report()
+        self.reports.over(TableOver(table.table_id, table.match.result, table.no_shows))
         asyncio.get_running_loop().call_later(self.config.linger_s, self._close, table, "the game is over")
 
     def table_idle(self, table: Table) -> None:
@@ -365,29 +361,11 @@ class RoomActor:
             asyncio.get_running_loop().run_in_executor(None, self.store.finish, table.table_id, table.epoch, outcome)
         log.info("room %s closed table %s (%s); %d tables open", self.room_id, table.table_id, outcome, len(self.tables),
                  extra=log_fields("table_closed", table_id=table.table_id, room_id=self.room_id, seq=table.seq))
-        self._closed_unreported.append(TableClosed(table.table_id, outcome, tuple(absent or ())))
-        self._schedule_report()
+        self.reports.closed(TableClosed(table.table_id, outcome, tuple(absent or ())))
         now = time.monotonic()
         if not self.tables and now - self._last_trim >= _TRIM_INTERVAL_S:
             self._last_trim = now
             _release_free_heap()  # a room's memory is its tables': give the freed heap back
-
-    def _schedule_report(self) -> None:
-        if not self._report_scheduled:
-            self._report_scheduled = True
-            asyncio.get_running_loop().call_later(self.config.report_interval_s, self._report)
-
-    def _report(self) -> None:
-        """Tell the lobby, in one batch each, the games over and the tables closed."""
-        self._report_scheduled = False
-        over, self._over_unreported = self._over_unreported, []
-        closed, self._closed_unreported = self._closed_unreported, []
-        if self.lobby is None:
-            return
-        if over:
-            self.lobby.tables_over.remote(self.room_id, over)
-        if closed:
-            self.lobby.tables_closed.remote(self.room_id, closed)
 
     async def _close_deserted_tables(self) -> None:
         """A table whose players have all been away for the grace period is
