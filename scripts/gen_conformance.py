@@ -375,7 +375,7 @@ def hash_vectors() -> list[dict[str, Any]]:
 def delta_vectors() -> list[dict[str, Any]]:
     cases = []
     for name, old, new in delta_inputs():
-        # What a room sends: delta_bytes over the encoded views, as in actors/table.py.
+        # What a room sends: delta_bytes over the encoded views, as in actors/view_log.py.
         wire = views.delta_bytes(views.encode_view(old), views.encode_view(new))
         delta = views.decode(wire)
         assert wire == views.canonical_bytes(views.diff(old, new)), f"the room's delta bytes differ on {name!r}"

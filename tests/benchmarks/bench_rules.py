@@ -124,7 +124,7 @@ def play_game(game: Game, seed: int, bot: random.Random, with_views: bool) -> in
 
 def publish(match: Match, viewers: tuple[int | None, ...], previous: dict[int | None, EncodedView]
             ) -> dict[int | None, EncodedView]:
-    """What a room's table does after a move (actors/table.py, Table._publish): every
+    """What a room's table does after a move (actors/table_views.py, TableViews.publish): every
     viewer's view in one call, each encoded with the values the views share encoded once,
     and its delta from that viewer's previous view; the hash comes with the encoding."""
     shared: dict[int, bytes] = {}

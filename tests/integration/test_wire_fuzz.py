@@ -32,7 +32,7 @@ EXAMPLES = 200  # 10,000 byte strings per RPC
 # The seat's budget (the test host's 200 commits and 800 other messages a
 # second) holds a fifth of the strings being commits at this rate, so each is
 # parsed and judged rather than refused for its rate, and the seat is never
-# cut off for flooding (actors/table.py SeatBudget).
+# cut off for flooding (actors/budgets.py SeatBudget).
 WITHIN_BUDGET_PER_S = 500
 # A status that means the server failed on the input rather than refusing it.
 CRASHES = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.DATA_LOSS,
