@@ -37,7 +37,6 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 HISTORY_DIR = ROOT / "docs" / "bench-history"

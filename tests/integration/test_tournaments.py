@@ -440,7 +440,7 @@ def test_an_organiser_holds_at_most_the_cap_of_unfinished_tournaments_and_an_exp
                 assert len(attempts) < 240, "no place came free after the tournaments expired"
                 answer = await create(client, 5)
                 attempts.append((now_ms(), answer))
-                await asyncio.sleep(0.5)
+                await asyncio.sleep(0.5)  # the pace of the retries, not a synchronisation
             return outcomes, another_organiser, attempts
 
     outcomes, another_organiser, attempts = run(scenario(), timeout=300)

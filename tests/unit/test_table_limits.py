@@ -137,7 +137,7 @@ import logging  # noqa: E402
 import pytest  # noqa: E402
 
 from tablehost.actors import table_views  # noqa: E402
-from tablehost.actors.outbound import CloseOut, DeltaOut, SnapshotOut, StreamEnd  # noqa: E402
+from tablehost.actors.outbound import DeltaOut, SnapshotOut  # noqa: E402
 from tablehost.actors.act_outcomes import REMEMBERED_REJECTIONS_PER_SEAT  # noqa: E402
 
 
