@@ -132,14 +132,16 @@ def beats(
     previous_combo = _as_combination(previous)
     if previous_combo is None:
         raise ValueError(f"previous play {previous!r} is not a combination")
-    return _beats(play_combo, previous_combo)
+    return outranks(play_combo, previous_combo)
 
 
 def _as_combination(play: Combination | Sequence[str]) -> Combination | None:
     return play if isinstance(play, Combination) else classify(play)
 
 
-def _beats(play: Combination, previous: Combination) -> bool:
+def outranks(play: Combination, previous: Combination) -> bool:
+    """`beats` for two combinations already classified: what move generation
+    asks of every candidate, so it skips the classifying."""
     if play.kind is previous.kind:
         return play.key > previous.key
     if play.kind is Kind.STRAIGHT_FLUSH:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from tablehost.games.bigtwo.cards import FULL_DECK, card_order, sort_cards
-from tablehost.games.bigtwo.combos import Combination, beats, classify
+from tablehost.games.bigtwo.combos import Combination, classify, outranks
 from tablehost.games.bigtwo.legal import legal_plays
 from tablehost.games.engine import timings
 from tablehost.games.engine.draw import DrawPlugin
@@ -135,7 +135,7 @@ def _lay_refusal(play: Combination, first_play: bool, previous: Combination | No
     list of legal plays apply."""
     if first_play and THREE_OF_CLUBS not in play.cards:
         return "the first play of the game must contain 3C"
-    if previous is not None and not beats(play, previous):
+    if previous is not None and not outranks(play, previous):
         return (f"{play.kind.value} {' '.join(play.cards)} does not beat "
                 f"{previous.kind.value} {' '.join(previous.cards)}")
     return None

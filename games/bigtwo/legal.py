@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations, product
 
-from tablehost.games.bigtwo.cards import RANKS, card_order
-from tablehost.games.bigtwo.combos import STRAIGHT_RANKS, Combination, Kind, beats, straight_combination
+from tablehost.games.bigtwo.cards import FULL_DECK, RANKS, card_order
+from tablehost.games.bigtwo.combos import STRAIGHT_RANKS, Combination, Kind, outranks, straight_combination
 
 _KIND_ORDER = {kind: index for index, kind in enumerate(Kind)}
 _BOMBS = (Kind.FOUR_OF_A_KIND, Kind.STRAIGHT_FLUSH)
@@ -19,6 +19,11 @@ _BOMBS = (Kind.FOUR_OF_A_KIND, Kind.STRAIGHT_FLUSH)
 # Each straight's ranks in card order, so a product over them yields sorted cards.
 _STRAIGHTS_IN_CARD_ORDER = tuple(
     (index, tuple(sorted(ranks))) for index, ranks in enumerate(STRAIGHT_RANKS)
+)
+
+# The same with each straight's ranks as a bit mask, to test a suit's cards at once.
+_STRAIGHT_MASKS = tuple(
+    (index, ranks, sum(1 << rank for rank in ranks)) for index, ranks in _STRAIGHTS_IN_CARD_ORDER
 )
 
 _ByRank = list[list[str]]
@@ -30,26 +35,15 @@ def legal_plays(hand: Sequence[str], previous: Combination | None) -> list[Combi
     (The game's own rules of a play, such as the first play's 3C, are game.py's.)
     """
     by_rank = _group_by_rank(hand)
-    wanted = _kinds_that_can_beat(previous)
-    plays = [
-        play
-        for kinds, generate in _GENERATORS
-        if not kinds.isdisjoint(wanted)
-        for play in generate(by_rank)
-    ]
+    generators = _GENERATORS_TO_BEAT[None if previous is None else previous.kind]
+    plays = [play for generate in generators for play in generate(by_rank)]
     if previous is not None:
-        plays = [play for play in plays if beats(play, previous)]
+        plays = [play for play in plays if outranks(play, previous)]
     # Equal keys happen (pairs sharing their top card, full houses sharing their three);
     # the sort is stable and the hand was put in card order, so ties still come out in
     # an order that does not depend on how the hand was given.
     plays.sort(key=lambda play: (_KIND_ORDER[play.kind], play.key))
     return plays
-
-
-def _kinds_that_can_beat(previous: Combination | None) -> frozenset[Kind]:
-    if previous is None:
-        return frozenset(Kind)
-    return frozenset((previous.kind, *_BOMBS))
 
 
 def _group_by_rank(hand: Sequence[str]) -> _ByRank:
@@ -76,6 +70,21 @@ def _straights_and_straight_flushes(by_rank: _ByRank) -> Iterator[Combination]:
         groups = [by_rank[rank] for rank in ranks]
         if all(groups):
             for cards in product(*groups):
+                yield straight_combination(cards, sequence_index)
+
+
+def _straight_flushes(by_rank: _ByRank) -> Iterator[Combination]:
+    """Only the straight flushes: a bomb laid on a play that no plain straight
+    beats, found from each suit's ranks instead of through every straight."""
+    ranks_by_suit = [0, 0, 0, 0]
+    for cards in by_rank:
+        for card in cards:
+            order = card_order(card)
+            ranks_by_suit[order & 3] |= 1 << (order >> 2)
+    for sequence_index, ranks, mask in _STRAIGHT_MASKS:
+        for suit, held in enumerate(ranks_by_suit):
+            if held & mask == mask:
+                cards = tuple(FULL_DECK[rank * 4 + suit] for rank in ranks)
                 yield straight_combination(cards, sequence_index)
 
 
@@ -114,3 +123,20 @@ _GENERATORS: tuple[tuple[frozenset[Kind], Callable[[_ByRank], Iterator[Combinati
     (frozenset({Kind.FULL_HOUSE}), _full_houses),
     (frozenset({Kind.FOUR_OF_A_KIND}), _fours_of_a_kind),
 )
+
+
+def _generators_for(wanted: frozenset[Kind]) -> tuple[Callable[[_ByRank], Iterator[Combination]], ...]:
+    """The generators of the kinds `wanted`, each kind yielded once: straight
+    flushes on their own when no plain straight is wanted."""
+    generators = [generate for kinds, generate in _GENERATORS if not kinds.isdisjoint(wanted)]
+    if Kind.STRAIGHT not in wanted and _straights_and_straight_flushes in generators:
+        generators[generators.index(_straights_and_straight_flushes)] = _straight_flushes
+    return tuple(generators)
+
+
+# What may be laid on each kind of play (None: leading, anything), computed once:
+# the play's own kind and the bombs.
+_GENERATORS_TO_BEAT: dict[Kind | None, tuple[Callable[[_ByRank], Iterator[Combination]], ...]] = {
+    None: _generators_for(frozenset(Kind)),
+    **{kind: _generators_for(frozenset((kind, *_BOMBS))) for kind in Kind},
+}

@@ -126,3 +126,14 @@ def test_a_straight_flush_and_higher_fours_answer_four_of_a_kind() -> None:
 def test_a_full_house_is_not_offered_on_a_straight() -> None:
     plays = legal_plays(parse_cards("AC AD AH 2C 2D"), combo("3C 4D 5H 6S 7C"))
     assert plays == []
+
+
+def test_the_straight_flushes_that_answer_a_single_are_the_leaders_own() -> None:
+    # Answering a single, straight flushes are found without listing plain
+    # straights: the same ones a leader finds among every straight, wrapping
+    # A2345 and 23456 included, in the same order.
+    hand = parse_cards("AH 2H 3H 4H 5H 6H 7D 3D 4D 5D 6D 9S")
+    leading = [play for play in legal_plays(hand, None) if play.kind is Kind.STRAIGHT_FLUSH]
+    answering = [play for play in legal_plays(hand, combo("2S")) if play.kind is Kind.STRAIGHT_FLUSH]
+    assert answering == leading
+    assert card_sets(answering) == {"3H 4H 5H AH 2H", "3H 4H 5H 6H 2H", "3D 4D 5D 6D 7D"}
