@@ -38,7 +38,7 @@ from tablehost.actors.outbound import StreamEnd
 from tablehost.actors.room_reports import RoomReports
 from tablehost.actors.room_server import RoomServer
 from tablehost.actors.room_calls import RoomStarted, TableClosed, TableOpening, TableOver, TableRequest, table_record
-from tablehost.actors.table import Table
+from tablehost.actors.table import Table, resume_table
 from tablehost.actors.versions import code_versions, why_not_resumable
 from tablehost.games.registry import GameCatalog
 
@@ -196,8 +196,8 @@ class RoomActor:
             if refusal is not None:
                 log.error("room %s will not resume table %s: %s", self.room_id, table_id, refusal)
                 return TableOpening(table_id, error=refusal)
-            table = Table.resumed(stored, rules, journal=self.journal, owner=self,
-                                  rate=self.config.commit_rate, burst=self.config.commit_burst)
+            table = resume_table(stored, rules, journal=self.journal, owner=self,
+                                 rate=self.config.commit_rate, burst=self.config.commit_burst)
         except Exception as error:  # one table that cannot resume must not stop the others
             log.exception("room %s could not resume table %s", self.room_id, table_id)
             return TableOpening(table_id, error=f"{type(error).__name__}: {error}")

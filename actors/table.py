@@ -1,17 +1,16 @@
 """One table's authoritative game and its seq: everything a room does per
 move, with no gRPC and no Ray in sight (the servicer and the actor wrap
 it). Single-threaded by construction: every method runs on the room
-actor's event loop. Its streams (actors/table_streams.py), its answers to
-one stream (table_answers.py), what it publishes (table_views.py) and its
-clock (table_clock.py) are parts of their own.
+actor's event loop. Its move path (actors/table_commands.py), its streams
+(table_streams.py), its answers to one stream (table_answers.py), what it
+publishes (table_views.py) and its clock (table_clock.py) are parts of
+their own.
 
 Per move: apply the commit to the Match, write it to the room's journal
 (persist), and once the journal has made it durable (released) compute, for
 every viewer (each seat and the spectators), the new view, the delta from
 the old one and the new hash, append them to the log and queue them to that
-viewer's streams (publish). One command is in flight at a time: commits
-that arrive meanwhile wait their turn, so nothing any client sees is ahead
-of what is durable. Reconnects replay from the log.
+viewer's streams (publish). Reconnects replay from the log.
 
 A table may first wait for its deal (`deal_wait_ms`): each seat's first
 hello brings its entropy, and the deal, journaled and published as the
@@ -25,33 +24,24 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import deque
 from typing import Any, Callable, Protocol
 
-from tablehost.actors.act_outcomes import Outcome
 from tablehost.actors.journal import Journal
 from tablehost.actors.log_format import log_fields
 from tablehost.actors.metrics import TableMetrics, TableStats
 from tablehost.actors.outbound import StreamEnd
-from tablehost.actors.store import Checkpoint, Fenced, JournalEntry, StoredTable
+from tablehost.actors.store import Fenced, JournalEntry, StoredTable
 from tablehost.actors.table_answers import TableAnswers
+from tablehost.actors.table_commands import CommandPipeline
 from tablehost.actors.table_clock import DealWait, TurnTimer
 from tablehost.actors.table_streams import Subscriber, TableStreams
 from tablehost.actors.table_views import TableViews
 from tablehost.actors.tokens import SPECTATOR_SEAT
-from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import DEALER_SEAT, Command, Match, replay
 from tablehost.games.engine.rules import GameRules
 
 log = logging.getLogger("tablehost.table")
-
-# Commits waiting while the table's previous command is being made durable.
-MAX_QUEUED_COMMITS = 64
-# A checkpoint of the state goes with every this many commands, so a resume
-# replays at most this many.
-CHECKPOINT_EVERY = 64
-
 
 def wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
@@ -125,13 +115,8 @@ class Table:
         self._views = TableViews(table_id, match, seq, self.stats, self.metrics)
         self._answers = TableAnswers(table_id, lambda: self.seq, self.stats, self.metrics, self.streams,
                                      self.unsubscribe)
-        self._journal = journal
-        # The command applied to the match and being made durable, with the
-        # stream that sent it, and the commits that came meanwhile, in order;
-        # each with when its commit arrived (perf_counter), for the move latency.
-        self._in_flight: tuple[JournalEntry, Subscriber | None, float | None] | None = None
-        self._queued: deque[tuple[Subscriber, str, Any, float]] = deque()
-        self._since_checkpoint = 0
+        self.commands = CommandPipeline(table_id, epoch, match, clock, lambda: self.seq, journal, self._answers,
+                                        self.streams, self.stats, self.metrics, self)
         self._timer = TurnTimer(clock, self._expire)
         self._timer.set(self.match.deadline_ms, self.seq)
 
@@ -139,34 +124,6 @@ class Table:
     def seq(self) -> int:
         """The seq published (and durable): every viewer's views are at it."""
         return self._views.published.seq
-
-    @classmethod
-    def resumed(
-        cls, stored: StoredTable, rules: GameRules, *, journal: Journal | None, owner: TableOwner | None,
-        rate: float, burst: float,
-    ) -> Table:
-        """A table rebuilt from its store in a new room: its checkpoint (or its
-        setup) and every command journaled after it, with the act_ids already
-        accepted, so a client resending one gets its first outcome again.
-        Turn timers resume from the deadlines in the state."""
-        header = stored.header["match"]
-        checkpoint = stored.checkpoint
-        commands = [Command(entry.seat, entry.action, entry.now_ms, entry.automatic) for entry in stored.entries]
-        match = replay(rules, header, commands, checkpoint.state if checkpoint is not None else None)
-        if checkpoint is not None:
-            match.commands[:0] = [Command.from_plain(plain) for plain in checkpoint.commands]
-        table = cls(stored.table_id, rules, match.seed, list(header["players"]), dict(header["options"]),
-                    rate=rate, burst=burst, owner=owner, journal=journal, match=match, seq=stored.seq,
-                    epoch=stored.epoch)
-        accepted = table._answers.outcomes
-        if checkpoint is not None:
-            for key, seq in checkpoint.accepted.items():
-                seat, _, act_id = key.partition(":")
-                accepted.accepted(int(seat), act_id, seq)
-        for entry in stored.entries:
-            if entry.act_id:
-                accepted.accepted(entry.seat, entry.act_id, entry.seq)
-        return table
 
     # -- streams (actors/table_streams.py) --------------------------------------
 
@@ -176,7 +133,7 @@ class Table:
         snapshot. A seat's newer stream replaces its older. Before the deal
         a seat's first hello gives its `entropy`; the last seat's deals."""
         subscriber = self.streams.attach(seat)
-        self._views.catch_up(subscriber, last_seq, match_ahead=self._in_flight is not None)
+        self._views.catch_up(subscriber, last_seq, match_ahead=self.commands.busy)
         if self.over:
             subscriber.outbox.put(self._views.game_over())
         if seat != SPECTATOR_SEAT and not self.match.dealt and self._deal_wait.heard(seat, entropy):
@@ -196,7 +153,7 @@ class Table:
     def over(self) -> bool:
         """The game's end is published: its last command is durable and sent
         (until then it is in flight, and nobody may hear the game is over)."""
-        return self.match.result is not None and self._in_flight is None
+        return self.match.result is not None and not self.commands.busy
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         """Detach a stream. A game every player has left starts its grace
@@ -227,7 +184,7 @@ class Table:
             ending = StreamEnd.FINISHED if self.over else StreamEnd.UNAVAILABLE
         self.streams.end_all(details, ending)
 
-    # -- the move path: commit, apply, make durable, publish -----------------------
+    # -- the move path (actors/table_commands.py) ------------------------------------
 
     def commit(self, subscriber: Subscriber, act_id: str, action_bytes: bytes) -> None:
         """Apply and publish, or answer this stream alone, changing nothing
@@ -236,91 +193,17 @@ class Table:
             return  # the table is closed, or a newer stream replaced this one: its end is queued
         received = time.perf_counter()
         action = self._answers.checked(subscriber, act_id, action_bytes)
-        if action is None:
-            return
-        if self._in_flight is not None:
-            if len(self._queued) >= MAX_QUEUED_COMMITS:
-                self._answers.reject(subscriber, act_id, Reason.RATE_LIMITED, "the table is busy; send again",
-                                     remember=False)
-                return
-            self._queued.append((subscriber, act_id, action, received))
-            return
-        self._apply(subscriber, act_id, action, received)
+        if action is not None:
+            self.commands.commit(subscriber, act_id, action, received)
 
-    def _apply(self, subscriber: Subscriber, act_id: str, action: Any, received: float) -> None:
-        """Apply a checked commit to the match and journal it; it is published
-        when the journal releases it."""
-        now = self.clock()
-        try:
-            self.match.act(subscriber.seat, action, now)
-        except RuleError as error:
-            self._answers.reject(subscriber, act_id, error.reason, error.message)
-            return
-        except Exception as error:  # a bug in the rules: this table ends, its room goes on
-            self._fail(f"its rules failed on a commit from seat {subscriber.seat}", error)
-            return
-        self._record(JournalEntry(self.seq + 1, act_id, subscriber.seat, action, now, False), subscriber, received)
-
-    def _record(self, entry: JournalEntry, first: Subscriber | None, received: float | None) -> None:
-        """Put an applied command in flight: to the journal (with a checkpoint
-        now and then), or straight to publishing when there is none.
-        `received` is when its commit arrived (None for an automatic move)."""
-        self.stats.moves += 1
-        self.stats.automatic_moves += entry.automatic
-        (self.metrics.automatic_moves if entry.automatic else self.metrics.player_moves).inc()
-        if entry.act_id:
-            self._answers.outcomes.accepted(entry.seat, entry.act_id, entry.seq)
-        self._put_in_flight(entry, first, received)
-
-    def _put_in_flight(self, entry: JournalEntry, first: Subscriber | None, received: float | None) -> None:
-        self._in_flight = (entry, first, received)
-        if self._journal is None:
-            self.released(entry.seq)
-            return
-        self._since_checkpoint += 1
-        checkpoint = None
-        if self._since_checkpoint >= CHECKPOINT_EVERY:
-            self._since_checkpoint = 0
-            assert self.match.state is not None  # a journal entry is a move of a dealt match
-            checkpoint = Checkpoint(entry.seq, self.match.state, self._answers.outcomes.accepted_plain(),
-                                    [command.to_plain() for command in self.match.commands])
-        self._journal.submit(self, entry, checkpoint)
-
-    def released(self, seq: int) -> None:
-        """The journal made the command in flight durable: publish it, answer
-        what waited on it, and take the next queued commit."""
-        if self._in_flight is None or self._in_flight[0].seq != seq or self.failure is not None:
-            return
-        entry, first, received = self._in_flight
-        self._in_flight = None
-        self._publish(entry.act_id, entry.automatic, first)
-        if received is not None:
-            self.metrics.move_latency.observe(time.perf_counter() - received)
-        self._answers.released()
-        while self._queued and self._in_flight is None and self.failure is None:
-            subscriber, act_id, action, received = self._queued.popleft()
-            if subscriber not in self.streams.live:
-                continue  # its stream is gone; the client resends after reconnecting
-            previous: Outcome | None = self._answers.outcomes.of(subscriber.seat, act_id)
-            if previous is not None:
-                self._answers.repeat(subscriber, act_id, previous)
-            else:
-                self._apply(subscriber, act_id, action, received)
-
-    def journal_failed(self, error: Exception) -> None:
-        """The store refused the command in flight: a newer incarnation owns
-        the table (it resumed elsewhere), or the store failed."""
-        if self.failure is not None:
-            return
-        if isinstance(error, Fenced):
-            self.failure = f"table {self.table_id} moved to another room"
-            log.warning("table fenced table=%s epoch=%d: %s", self.table_id, self.epoch, error,
-                        extra=log_fields("table_fenced", table_id=self.table_id, seq=self.seq))
-            self.close(self.failure)
-            if self._owner is not None:
-                self._owner.table_moved(self)
-            return
-        self._fail("its journal could not be written", error)
+    def moved(self, error: Fenced) -> None:
+        """The store fenced this table off: it resumed in another room."""
+        self.failure = f"table {self.table_id} moved to another room"
+        log.warning("table fenced table=%s epoch=%d: %s", self.table_id, self.epoch, error,
+                    extra=log_fields("table_fenced", table_id=self.table_id, seq=self.seq))
+        self.close(self.failure)
+        if self._owner is not None:
+            self._owner.table_moved(self)
 
     def ack(self, subscriber: Subscriber, seq: int, client_hash: str) -> None:
         """A stream's hash at a seq, checked (actors/table_views.py)."""
@@ -335,11 +218,13 @@ class Table:
         self._answers.refuse_for_rate(subscriber, "", commits=False)
         return True
 
-    def _publish(self, act_id: str, automatic: bool, first: Subscriber | None = None) -> None:
+    def publish(self, act_id: str, automatic: bool, first: Subscriber | None) -> None:
+        """Send a durable command to every viewer; then the game ends, or
+        its turn timer is set again."""
         try:
             self._views.publish(act_id, automatic, first, self.streams.live)
         except Exception as error:  # a bug in the game's views: same as in its actions
-            self._fail("its views failed after a move", error)
+            self.fail("its views failed after a move", error)
             return
         if log.isEnabledFor(logging.DEBUG):  # every move passes here: build no fields for a line not written
             log.debug("published table=%s seq=%d act_id=%s automatic=%s", self.table_id, self.seq, act_id, automatic,
@@ -365,7 +250,7 @@ class Table:
     def _expire(self, scheduled_at_seq: int) -> None:
         """Take the default of the request whose deadline passed first; each
         is journaled and published as its own change marked automatic."""
-        if scheduled_at_seq != self.seq or self.failure is not None or self._in_flight is not None:
+        if scheduled_at_seq != self.seq or self.failure is not None or self.commands.busy:
             return  # a move came first; its release sets the timer again
         if not self.match.dealt:
             absent = self._deal_wait.absent
@@ -382,32 +267,33 @@ class Table:
         try:
             self.match.act_automatically(request, now)
         except Exception as error:  # even a RuleError here is the game's bug: its own default
-            self._fail(f"its automatic move for seat {request.seat} failed when its deadline passed", error)
+            self.fail(f"its automatic move for seat {request.seat} failed when its deadline passed", error)
             return
         log.info("deadline passed table=%s seq=%d seat=%d: automatic move", self.table_id, self.seq + 1, request.seat,
                  extra=log_fields("deadline", table_id=self.table_id, seq=self.seq + 1, seat=request.seat))
         # Its release publishes it and sets the timer again: a next expired
         # request (another seat's) is taken then, at once.
         self.metrics.timer_expiries.inc()
-        self._record(JournalEntry(self.seq + 1, "", request.seat, self.match.commands[-1].action, now, True), None, None)
+        self.commands.record(JournalEntry(self.seq + 1, "", request.seat, self.match.commands[-1].action, now, True),
+                             None, None)
 
     def _deal(self) -> None:
         """Deal with the entropy the seats sent (none from a seat that has
         not said hello): journaled and published as the dealer's change."""
-        if self._in_flight is not None or self.failure is not None or self.match.dealt:
+        if self.commands.busy or self.failure is not None or self.match.dealt:
             return
         now = self.clock()
         entropy = self._deal_wait.entropy
         try:
             self.match.deal(entropy, now)
         except Exception as error:  # the game's setup failed: this table only
-            self._fail("its game could not be set up", error)
+            self.fail("its game could not be set up", error)
             return
         log.info("dealt table=%s with entropy from seats %s", self.table_id,
                  [seat for seat, contribution in enumerate(entropy) if contribution],
                  extra=log_fields("dealt", table_id=self.table_id, seq=self.seq + 1))
-        self._put_in_flight(JournalEntry(self.seq + 1, "", DEALER_SEAT, self.match.commands[-1].action, now, True),
-                            None, None)
+        self.commands.put_in_flight(JournalEntry(self.seq + 1, "", DEALER_SEAT, self.match.commands[-1].action, now,
+                                                 True), None, None)
 
     def _cancel(self, absent: tuple[int, ...]) -> None:
         """The deal's deadline came and seats `absent` never said hello: the
@@ -420,7 +306,7 @@ class Table:
         if self._owner is not None:
             self._owner.table_cancelled(self)
 
-    def _fail(self, what: str, error: Exception) -> None:
+    def fail(self, what: str, error: Exception) -> None:
         """End this table with a clear status: its game can no longer be
         trusted. Only this table's streams end; the room's others go on."""
         self.failure = f"table {self.table_id} was closed: {what} ({type(error).__name__}: {error})"
@@ -430,3 +316,31 @@ class Table:
         self.close(self.failure)
         if self._owner is not None:
             self._owner.table_failed(self, self.failure)
+
+
+def resume_table(
+    stored: StoredTable, rules: GameRules, *, journal: Journal | None, owner: TableOwner | None, rate: float,
+    burst: float,
+) -> Table:
+    """A table rebuilt from its store in a new room: its checkpoint (or its
+    setup) and every command journaled after it, with the act_ids already
+    accepted, so a client resending one gets its first outcome again.
+    Turn timers resume from the deadlines in the state."""
+    header = stored.header["match"]
+    checkpoint = stored.checkpoint
+    commands = [Command(entry.seat, entry.action, entry.now_ms, entry.automatic) for entry in stored.entries]
+    match = replay(rules, header, commands, checkpoint.state if checkpoint is not None else None)
+    if checkpoint is not None:
+        match.commands[:0] = [Command.from_plain(plain) for plain in checkpoint.commands]
+    table = Table(stored.table_id, rules, match.seed, list(header["players"]), dict(header["options"]),
+                  rate=rate, burst=burst, owner=owner, journal=journal, match=match, seq=stored.seq,
+                  epoch=stored.epoch)
+    accepted = table._answers.outcomes  # this module's own table
+    if checkpoint is not None:
+        for key, seq in checkpoint.accepted.items():
+            seat, _, act_id = key.partition(":")
+            accepted.accepted(int(seat), act_id, seq)
+    for entry in stored.entries:
+        if entry.act_id:
+            accepted.accepted(entry.seat, entry.act_id, entry.seq)
+    return table

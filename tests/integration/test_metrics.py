@@ -18,7 +18,7 @@ import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tablehost.actors.table import CHECKPOINT_EVERY
+from tablehost.actors.table_commands import CHECKPOINT_EVERY
 from tablehost.clients.sdk import LobbyClient, TableSession
 from tablehost.v1 import table_pb2
 from tests.integration.conftest import HostThread, run

@@ -15,8 +15,8 @@ import pytest
 from tablehost.actors.outbound import DeltaOut, GameOverOut, RejectionOut, SnapshotOut
 from tablehost.actors.store import Appends
 from tablehost.actors.store.local import LocalStore
-from tablehost.actors import table as table_module
-from tablehost.actors.table import Table
+from tablehost.actors import table_commands
+from tablehost.actors.table import Table, resume_table
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.engine.errors import Reason
 from tablehost.games.engine.fairness import TableSeed
@@ -119,20 +119,20 @@ class StoreJournal:
 def test_a_table_resumed_after_a_checkpoint_keeps_every_command_and_ends_with_a_whole_record(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(table_module, "CHECKPOINT_EVERY", 8)  # several checkpoints in one short game
+    monkeypatch.setattr(table_commands, "CHECKPOINT_EVERY", 8)  # several checkpoints in one short game
     store = LocalStore(str(tmp_path))
 
     async def scenario():
         table = waiting_table("t-resume")
         store.create("t-resume", {"match": table.match.header()})
-        table._journal = StoreJournal(store, "t-resume")
+        table.commands.journal = StoreJournal(store, "t-resume")
         streams = {seat: table.subscribe(seat, 0, bytes([seat])) for seat in range(4)}
         while table.seq < 20:
             seat = BIGTWO.to_act(table.match.state)
             table.commit(streams[seat], f"m{table.seq}", msgpack.packb(slow_move(table, seat)))
         store.forget("t-resume")
         assert store.load("t-resume").checkpoint.seq >= 16
-        resumed = Table.resumed(store.claim("t-resume"), BIGTWO, journal=None, owner=None, rate=200, burst=400)
+        resumed = resume_table(store.claim("t-resume"), BIGTWO, journal=None, owner=None, rate=200, burst=400)
         assert resumed.match.commands == table.match.commands
         streams = {seat: resumed.subscribe(seat, resumed.seq) for seat in range(4)}
         while resumed.match.result is None:

@@ -8,7 +8,8 @@ import asyncio
 import msgpack
 
 from tablehost.actors.outbound import CloseOut, DeltaOut, GameOverOut, RejectionOut
-from tablehost.actors.table import MAX_QUEUED_COMMITS, Table
+from tablehost.actors.table import Table
+from tablehost.actors.table_commands import MAX_QUEUED_COMMITS
 from tablehost.games.engine.errors import Reason
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.engine.fairness import TableSeed
