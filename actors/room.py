@@ -13,17 +13,16 @@ per batch of new tables, for status, and to watch it (the lobby keeps one
 `watch` call open per room so that the room's death is noticed at once).
 
 A table whose rules raise unexpectedly is closed with a clear status and
-logged; the room's other tables carry on. Closed tables are reported to the
-lobby in batches, so it can reuse their slots."""
+logged; the room's other tables carry on. How tables end is
+actors/room_tables.py's; closed tables are reported to the lobby in
+batches, so it can reuse their slots."""
 
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import dataclasses
 import logging
 import os
-import time
 from typing import Any
 
 import ray
@@ -37,7 +36,8 @@ from tablehost.actors.store import TableExists, TableStore, open_store
 from tablehost.actors.outbound import StreamEnd
 from tablehost.actors.room_reports import RoomReports
 from tablehost.actors.room_server import RoomServer
-from tablehost.actors.room_calls import RoomStarted, TableClosed, TableOpening, TableOver, TableRequest, table_record
+from tablehost.actors.room_calls import RoomStarted, TableOpening, TableRequest, table_record
+from tablehost.actors.room_tables import RoomTables
 from tablehost.actors.table import Table, resume_table
 from tablehost.actors.versions import code_versions, why_not_resumable
 from tablehost.games.registry import GameCatalog
@@ -46,21 +46,11 @@ log = logging.getLogger("tablehost.room")
 
 # A burst of new tables yields to the room's running tables this often.
 _OPEN_BEFORE_YIELDING = 50
-# A room gives freed heap back to the OS when it empties, at most this often
-# (malloc_trim walks the whole heap).
-_TRIM_INTERVAL_S = 10.0
 
 
 def room_actor_name(lobby_name: str, room_id: str) -> str:
     """Rooms are named after their lobby, so a restarted lobby finds its own."""
     return f"{lobby_name}/{room_id}"
-
-
-def _release_free_heap() -> None:
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: nothing to trim
-        pass
 
 
 @ray.remote(num_cpus=0)
@@ -71,14 +61,12 @@ class RoomActor:
         self.config = config
         self.reports = RoomReports(room_id, config.report_interval_s, lobby)
         self.catalog = GameCatalog.load(config.game_modules, config.game_path)
-        self.tables: dict[str, Table] = {}
-        self.records: dict[str, dict[str, Any]] = {}  # by table id: see table_record
+        self.room_tables = RoomTables(room_id, config, self.reports)
+        self.tables = self.room_tables.tables
         self.games_hosted = 0
-        self.tables_failed = 0
         self._server: RoomServer | None = None
         self._stopped: asyncio.Event | None = None
         self._sweeper: asyncio.Task[None] | None = None
-        self._last_trim = 0.0
         self.store: TableStore | None = None
         self.journal: Journal | None = None
 
@@ -90,6 +78,7 @@ class RoomActor:
             if self.config.store is not None:
                 self.store = await asyncio.to_thread(open_store, self.config.store)
                 self.journal = Journal(self.store)
+                self.room_tables.store = self.store
             server = RoomServer(self.config, self.tables)
             await server.start()
             self._server = server
@@ -107,7 +96,7 @@ class RoomActor:
         `lobby` from now on."""
         self.reports.lobby = lobby
         return dataclasses.replace(await self.start(), capacity=self.config.tables_per_room,
-                                   records=tuple(self.records[table_id] for table_id in self.tables))
+                                   records=tuple(self.room_tables.records[table_id] for table_id in self.tables))
 
     async def arm_crash_point(self, point: str, after: int = 1) -> None:
         """Fault injection for chaos tests, over Ray only (no client can reach
@@ -124,7 +113,7 @@ class RoomActor:
     async def stop(self, grace_s: float = 1.0) -> None:
         """Close every table's streams with a status and stop serving."""
         for table in list(self.tables.values()):
-            self._close(table, "the room is shutting down")
+            self.room_tables.close(table, "the room is shutting down")
         if self._sweeper is not None:
             self._sweeper.cancel()
         if self._server is not None:
@@ -160,8 +149,9 @@ class RoomActor:
                 if not isinstance(outcome, BaseException):
                     continue
                 table_id = answers[index].table_id
-                self.tables.pop(table_id).close("the table could not be recorded")
-                self.records.pop(table_id, None)
+                table = self.tables[table_id]
+                table.close("the table could not be recorded")
+                self.room_tables.drop(table)
                 if isinstance(outcome, TableExists):
                     # Its first room recorded it and died before answering: take
                     # that one over (the same seed seats the same players).
@@ -176,7 +166,7 @@ class RoomActor:
         header, the lobby's record and the run (see LobbyActor's recovery)."""
         match = self.tables[table_id].match
         return {"table_id": table_id, "run_id": self.config.run_id, "match": match.header(),
-                "record": self.records[table_id], "versions": code_versions(match.rules)}
+                "record": self.room_tables.records[table_id], "versions": code_versions(match.rules)}
 
     async def resume_tables(self, table_ids: list[str]) -> list[TableOpening]:
         """Take over tables from the store (their room died): each resumes
@@ -196,17 +186,16 @@ class RoomActor:
             if refusal is not None:
                 log.error("room %s will not resume table %s: %s", self.room_id, table_id, refusal)
                 return TableOpening(table_id, error=refusal)
-            table = resume_table(stored, rules, journal=self.journal, owner=self,
+            table = resume_table(stored, rules, journal=self.journal, owner=self.room_tables,
                                  rate=self.config.commit_rate, burst=self.config.commit_burst)
         except Exception as error:  # one table that cannot resume must not stop the others
             log.exception("room %s could not resume table %s", self.room_id, table_id)
             return TableOpening(table_id, error=f"{type(error).__name__}: {error}")
-        self.tables[table_id] = table
-        self.records[table_id] = stored.header["record"]
+        self.room_tables.add(table, stored.header["record"])
         if table.over:
             # Its room died while it lingered after the game: linger here
             # (players may reconnect for the end), then close, or nothing would.
-            self.table_finished(table)
+            self.room_tables.table_finished(table)
         log.info("room %s resumed table %s at seq %d, epoch %d", self.room_id, table_id, table.seq, table.epoch,
                  extra=log_fields("table_resumed", table_id=table_id, room_id=self.room_id, seq=table.seq))
         return TableOpening(table_id, stored.header["record"], seq=table.seq, epoch=table.epoch)
@@ -230,7 +219,7 @@ class RoomActor:
                 request.options,
                 rate=self.config.commit_rate,
                 burst=self.config.commit_burst,
-                owner=self,
+                owner=self.room_tables,
                 join=list(record["join"]),
                 journal=self.journal,
                 deal_wait_ms=round(self.config.deal_wait_s * 1000),
@@ -238,84 +227,21 @@ class RoomActor:
             )
         except Exception as error:  # the game's setup failed: this table only
             log.exception("room %s could not set up table %s (%s)", self.room_id, table_id, request.game)
-            self.tables_failed += 1
+            self.room_tables.failed += 1
             return TableOpening(table_id, error=f"the game could not be set up: {type(error).__name__}: {error}")
-        self.tables[table_id] = table
-        self.records[table_id] = record
+        self.room_tables.add(table, record)
         self.games_hosted += 1
         table.metrics.opened.inc()
-        window = request.no_show_after_s
-        if window is not None:
-            # Its players are told where it is by their tournament: the
-            # window, not the deserted-table grace, judges who never came.
-            table.streams.deserted_since = None
-            asyncio.get_running_loop().call_later(window, self._check_no_shows, table, window)
+        if request.no_show_after_s is not None:
+            self.room_tables.watch_for_no_shows(table, request.no_show_after_s)
         log.info("room %s opened table %s (%s, commitment %s)", self.room_id, table_id, request.game,
                  record["commitment"][:16],
                  extra=log_fields("table_opened", table_id=table_id, room_id=self.room_id))
         return TableOpening(table_id, record)
 
-    # The table calls these (actors.table.TableOwner) from inside its own step.
-
-    def _check_no_shows(self, table: Table, window: float) -> None:
-        """The end of a table's no-show window: the seats that never opened a
-        stream are no-shows, reported with the result. Fewer than two seats
-        present leaves no game worth playing out on timers: the table ends
-        now, reported without a result."""
-        if self.tables.get(table.table_id) is not table or table.over or table.failure is not None:
-            return
-        absent = [seat for seat in range(table.seat_count) if seat not in table.streams.seats_seen]
-        if not absent:
-            return
-        table.no_shows = tuple(absent)
-        if table.streams.seated == 0:
-            table.streams.deserted_since = time.monotonic()
-        if table.seat_count - len(absent) >= 2:
-            log.info("room %s: seats %s of table %s did not show up within %.0f s; the game goes on",
-                     self.room_id, absent, table.table_id, window)
-            return
-        self.reports.over(TableOver(table.table_id, None, tuple(absent)))
-        self._close(table, f"seats {absent} did not show up within {window:.0f} s")
-
-    def table_finished(self, table: Table) -> None:
-        """Report the result now (a tournament waits for it), close after the linger."""
-        self.reports.over(TableOver(table.table_id, table.match.result, table.no_shows))
-        asyncio.get_running_loop().call_later(self.config.linger_s, self._close, table, "the game is over")
-
-    def table_idle(self, table: Table) -> None:
-        if table.over:
-            # Everyone has their final messages and has gone: no need to linger.
-            asyncio.get_running_loop().call_soon(self._close, table, "the game is over")
-
-    def table_cancelled(self, table: Table) -> None:
-        self._forget(table, "cancelled", absent=list(table.cancelled_for))
-
-    def table_failed(self, table: Table, details: str) -> None:
-        self.tables_failed += 1
-        self._forget(table, "failed")
-
     async def hand_off(self, table_ids: list[str]) -> list[str]:
-        """Let other rooms take these tables over (the lobby is draining this
-        room): each one's streams end UNAVAILABLE, which sends its players to
-        the lobby to ask where it went, and the table is dropped here without
-        being finished in the store. The room it resumes in claims it with a
-        new epoch, so a command still being written here is either in the
-        journal it resumes from or refused (fenced): its client, which never
-        heard it accepted, sends it again. Returns the tables handed off; a
-        game already over is closed instead, as it would be after its linger."""
-        handed = []
-        for table_id in table_ids:
-            table = self.tables.get(table_id)
-            if table is None:
-                continue  # closed meanwhile: the lobby hears so in the room's next report
-            if table.over or table.failure is not None:
-                self._close(table, "the game is over")
-                continue
-            table.close("this room is being drained and the table is moving to another room; ask the lobby where")
-            self._drop(table)
-            handed.append(table_id)
-        log.info("room %s handed off %d tables; %d tables open", self.room_id, len(handed), len(self.tables))
-        return handed
+        """Let other rooms take these tables over (RoomTables.hand_off)."""
+        return self.room_tables.hand_off(table_ids)
 
     async def close_table(self, table_id: str, details: str) -> bool:
         """An administrator ends the table now: every stream ends
@@ -324,7 +250,7 @@ class RoomActor:
         table = self.tables.get(table_id)
         if table is None:
             return False
-        self._close(table, details, StreamEnd.CLOSED)
+        self.room_tables.close(table, details, StreamEnd.CLOSED)
         return True
 
     async def remove_seat(self, table_id: str, seat: int, details: str) -> bool:
@@ -336,53 +262,12 @@ class RoomActor:
         table.remove_seat(seat, details)
         return True
 
-    def table_moved(self, table: Table) -> None:
-        """Another room resumed this table: drop it here, without telling the
-        lobby it ended (it did not) or marking it finished in the store."""
-        self._drop(table)
-        if self.store is not None:
-            asyncio.get_running_loop().run_in_executor(None, self.store.forget, table.table_id)
-
-    def _drop(self, table: Table) -> None:
-        if self.tables.get(table.table_id) is table:
-            del self.tables[table.table_id]
-            del self.records[table.table_id]
-
-    def _close(self, table: Table, details: str, ending: StreamEnd | None = None) -> None:
-        if self.tables.get(table.table_id) is not table:
-            return  # already closed
-        table.close(details, ending)
-        self._forget(table, "finished" if table.over else "closed")
-
-    def _forget(self, table: Table, outcome: str, absent: list[int] | None = None) -> None:
-        self._drop(table)
-        if self.store is not None:
-            # Not resumed again: a finished game, a deserted or failed table.
-            asyncio.get_running_loop().run_in_executor(None, self.store.finish, table.table_id, table.epoch, outcome)
-        log.info("room %s closed table %s (%s); %d tables open", self.room_id, table.table_id, outcome, len(self.tables),
-                 extra=log_fields("table_closed", table_id=table.table_id, room_id=self.room_id, seq=table.seq))
-        self.reports.closed(TableClosed(table.table_id, outcome, tuple(absent or ())))
-        now = time.monotonic()
-        if not self.tables and now - self._last_trim >= _TRIM_INTERVAL_S:
-            self._last_trim = now
-            _release_free_heap()  # a room's memory is its tables': give the freed heap back
-
     async def _close_deserted_tables(self) -> None:
-        """A table whose players have all been away for the grace period is
-        closed (timers play the absent players' turns until then), so one
-        that everybody left, or nobody ever joined, does not hold its slot."""
         grace = self.config.abandon_after_s
         period = min(1.0, max(0.05, grace / 4))
         while True:
             await asyncio.sleep(period)
-            now = time.monotonic()
-            for table in list(self.tables.values()):
-                since = table.streams.deserted_since
-                # A table not yet dealt is judged at its deal's deadline instead.
-                if since is not None and not table.over and table.match.dealt and now - since >= grace:
-                    log.info("room %s: every player left table %s %.0f s ago; closing it",
-                             self.room_id, table.table_id, now - since)
-                    self._close(table, "every player left the table")
+            self.room_tables.close_deserted(grace)
 
     # -- status ---------------------------------------------------------------
 
@@ -398,33 +283,14 @@ class RoomActor:
             "tables": len(self.tables),
             "capacity": self.config.tables_per_room,
             "games_hosted": self.games_hosted,
-            "tables_failed": self.tables_failed,
+            "tables_failed": self.room_tables.failed,
             "streams": sum(len(table.streams.live) for table in self.tables.values()),
         }
 
     async def table_log(self, table_id: str) -> dict[str, Any] | None:
-        """A table's match header and every accepted command, as plain data:
-        what a replay needs to rebuild its state."""
-        table = self.tables.get(table_id)
-        if table is None:
-            return None
-        return {"header": table.match.header(), "commands": [command.to_plain() for command in table.match.commands]}
+        """A table's match header and every accepted command (RoomTables.log_of)."""
+        return self.room_tables.log_of(table_id)
 
     async def table_status(self, table_id: str) -> dict[str, Any] | None:
-        """One table's counters and state hash (what tests check behind the wire)."""
-        table = self.tables.get(table_id)
-        if table is None:
-            return None
-        return {
-            "table_id": table.table_id,
-            "seq": table.seq,
-            "over": table.over,
-            "streams": len(table.streams.live),
-            "moves": table.stats.moves,
-            "automatic_moves": table.stats.automatic_moves,
-            "rejects": table.stats.rejects,
-            "desyncs": table.stats.desyncs,
-            "streams_flooded": table.stats.floods,
-            "state_hash": table.match.state_hash(),
-            "remembered_rejections": table.remembered_rejections,
-        }
+        """One table's counters and state hash (RoomTables.status_of)."""
+        return self.room_tables.status_of(table_id)
