@@ -128,7 +128,7 @@ def _join_data(command: str, text: str) -> dict[str, Any]:
 
 async def _bots(args: argparse.Namespace) -> int:
     from tablehost.clients.loadrun import format_summary, run_tables
-    from tablehost.host.config import game_module_paths
+    from tablehost.host.config_flags import game_module_paths
 
     chosen = _choose_game("bots", args.game, args.seats, game_module_paths(args.game_module))
     if args.bot not in chosen.bots:
@@ -200,7 +200,7 @@ async def _status(args: argparse.Namespace) -> int:
 async def _play(args: argparse.Namespace) -> int:
     from tablehost.clients.sdk import SessionDisconnected
     from tablehost.clients.terminal import play_in_terminal
-    from tablehost.host.config import game_module_paths
+    from tablehost.host.config_flags import game_module_paths
 
     chosen = _choose_game("play", args.game, args.seats, game_module_paths(args.game_module))
     rotation = chosen.bot_rotation

@@ -22,7 +22,8 @@ from tablehost.clients.loadprofile import (
 )
 from tablehost.games.engine.rules import InvalidJoin
 from tablehost.games.registry import GameCatalog, UnknownGame, UnknownVariant
-from tablehost.host.config import HostConfig, game_module_paths
+from tablehost.host.config import HostConfig
+from tablehost.host.config_flags import game_module_paths
 
 # Tables a run may ask for: the front door holds about 5,000 tables' players
 # before its open-files limit binds (README, "Limits today"); more is a typo.
