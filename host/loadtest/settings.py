@@ -16,10 +16,10 @@ from tablehost.clients.loadprofile import (
     GameShare,
     LoadProfile,
     ProfileError,
-    load_profile,
     simple_profile,
     tables_per_game,
 )
+from tablehost.clients.loadprofile_toml import load_profile
 from tablehost.games.engine.rules import InvalidJoin
 from tablehost.games.registry import GameCatalog, UnknownGame, UnknownVariant
 from tablehost.host.config import HostConfig
