@@ -1,5 +1,9 @@
 """Play any game in a terminal against bots, through a real host.
 
+One job over 400 lines, what a person reads and types at one table (its
+input, its screen and the loop between them), kept whole as the one module
+that draws with rich (the client's [terminal] extra).
+
 The person's client is an ordinary SDK client: it opens a private table in
 the lobby, seats bots at it by its code (in this process, each with its own
 connection), takes the last seat and plays from the views the host sends.

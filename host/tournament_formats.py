@@ -25,7 +25,7 @@ def game_rules(args: argparse.Namespace, command: str) -> Any:
     those of --game-module (and TABLEHOST_GAME_MODULES), as `serve` loads
     them. Raises UnknownGame for a game it does not know."""
     from tablehost.games.registry import GameCatalog
-    from tablehost.host.config import game_module_paths
+    from tablehost.host.config_flags import game_module_paths
 
     try:
         catalog = GameCatalog.load(game_module_paths(list(getattr(args, "game_module", None) or [])), (os.getcwd(),))

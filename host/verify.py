@@ -42,7 +42,7 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from tablehost.host.config import game_module_paths
+    from tablehost.host.config_flags import game_module_paths
 
     catalog = GameCatalog.load(game_module_paths(args.game_module))
     failed = 0

@@ -16,13 +16,14 @@ from tablehost.clients.loadprofile import (
     GameShare,
     LoadProfile,
     ProfileError,
-    load_profile,
     simple_profile,
     tables_per_game,
 )
+from tablehost.clients.loadprofile_toml import load_profile
 from tablehost.games.engine.rules import InvalidJoin
 from tablehost.games.registry import GameCatalog, UnknownGame, UnknownVariant
-from tablehost.host.config import HostConfig, game_module_paths
+from tablehost.host.config import HostConfig
+from tablehost.host.config_flags import game_module_paths
 
 # Tables a run may ask for: the front door holds about 5,000 tables' players
 # before its open-files limit binds (README, "Limits today"); more is a typo.

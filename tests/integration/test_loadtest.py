@@ -17,7 +17,8 @@ from conftest import run
 
 from tablehost.clients.bots import RandomBot
 from tablehost.clients.loaddriver import DriverPlan, LoadDriver
-from tablehost.clients.loadprofile import parse_profile, plan_players, simple_profile
+from tablehost.clients.loadprofile import plan_players, simple_profile
+from tablehost.clients.loadprofile_toml import parse_profile
 from tablehost.games.registry import GameCatalog
 from tablehost.host.loadtest.plot import plot_report
 from tablehost.host.loadtest.run import drive_agents

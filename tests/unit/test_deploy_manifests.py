@@ -325,7 +325,7 @@ def compose_config(monkeypatch: pytest.MonkeyPatch) -> HostConfig:
 
 def config_env_names() -> set[str]:
     """Every TABLEHOST_* variable the host's configuration reads."""
-    source = (ROOT / "host" / "config.py").read_text()
+    source = (ROOT / "host" / "config_flags.py").read_text()
     return {f"TABLEHOST_{name}" for name in re.findall(r'_env\("([A-Z_]+)"', source)}
 
 

@@ -1,5 +1,6 @@
-"""Load test profiles (clients/loadprofile.py and their check against the
-games in host/loadtest/settings.py), the command's bounds, and the report's
+"""Load test profiles (clients/loadprofile.py, read from TOML by
+clients/loadprofile_toml.py, and their check against the games in
+host/loadtest/settings.py), the command's bounds, and the report's
 arithmetic (host/loadtest/report.py): histograms and series added up over
 agents exactly. Pure and fast: no Ray, no host."""
 
@@ -19,12 +20,11 @@ from tablehost.clients.loadprofile import (
     LoadProfile,
     ProfileError,
     ThinkTime,
-    load_profile,
-    parse_profile,
     plan_players,
     simple_profile,
     tables_per_game,
 )
+from tablehost.clients.loadprofile_toml import load_profile, parse_profile
 from tablehost.games.registry import GameCatalog
 from tablehost.host.config import HostConfig
 from tablehost.host.loadtest.report import (
