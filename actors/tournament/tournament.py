@@ -21,16 +21,16 @@ No I/O, no Ray and no clock here."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from random import Random
 from typing import Any
 
+from tablehost.actors.tournament.admission import check_player_id, check_result, registration_closed
 from tablehost.actors.tournament.ledger import Ledger
 from tablehost.actors.tournament.pairing import Plan, RoundContext, natural_rounds, pair_next
 from tablehost.actors.tournament.ratings import Rating, Ratings, check_rating
-from tablehost.actors.tournament.records import (MAX_PLAYER_ID, GameRecord, Round, Standing, Table,
-                                                 TournamentError, TournamentSpec, table_id)
+from tablehost.actors.tournament.records import (GameRecord, Round, Standing, Table, TournamentError,
+                                                 TournamentSpec, table_id)
 from tablehost.actors.tournament.standings import compute, tiebreak_names
 
 __all__ = ["GameRecord", "Round", "Standing", "Table", "Tournament", "TournamentError", "TournamentSpec"]
@@ -116,13 +116,10 @@ class Tournament:
     # -- commands: check, apply, return the event ---------------------------------------
 
     def register(self, player: str, rating: tuple[float, float] | None = None) -> dict[str, Any]:
-        if not isinstance(player, str) or not player.strip() or not player.isprintable():
-            raise TournamentError(f"a player id is printable text, not {player!r}")
-        if len(player) > MAX_PLAYER_ID:
-            raise TournamentError(f"a player id has at most {MAX_PLAYER_ID} characters, not {len(player)}")
+        check_player_id(player)
         if player in self._ratings:
             raise TournamentError(f"{player} is registered already")
-        closed = self._registration_closed()
+        closed = registration_closed(self.spec, self.finish_reason, len(self._rounds), self.planned_rounds)
         if closed:
             raise TournamentError(f"registration is closed: {closed}")
         try:
@@ -164,7 +161,7 @@ class Tournament:
             if recorded != result:
                 raise TournamentError(f"table {result.table_id} already has a different result")
             return None
-        self._check_result(result)
+        check_result(result, self._tables.get(result.table_id), self.current_round)
         return self._applied({"type": "recorded", "result": result.to_dict()})
 
     def end(self, reason: str) -> dict[str, Any]:
@@ -232,44 +229,7 @@ class Tournament:
         # the same ratings in whatever order a round's results arrive.
         self._ratings.update(self._model.rate(self._ratings, record))
 
-    # -- checks and pairing --------------------------------------------------------------
-
-    def _registration_closed(self) -> str | None:
-        if self.finished:
-            return f"the tournament has finished: {self.finish_reason}"
-        started = len(self._rounds)
-        if started and self.spec.format in ("elimination", "round_robin"):
-            return f"the {self.spec.format.replace('_', ' ')} took its field when round 1 started"
-        planned = self.planned_rounds
-        if not started or planned is None:
-            return None
-        cutoff = self.spec.late_join_rounds if self.spec.late_join_rounds >= 0 else planned // 2
-        if started > cutoff:
-            return f"late registration ends once {cutoff} round(s) have started, and {started} have"
-        return None
-
-    def _check_result(self, result: GameRecord) -> None:
-        table = self._tables.get(result.table_id)
-        if table is None:
-            raise TournamentError(f"no table {result.table_id} in this tournament")
-        current = self.current_round
-        assert current is not None  # a table exists, so a round does
-        if table.round != current.number or result.round != table.round:
-            raise TournamentError(f"table {table.table_id} is of round {table.round}; the result says round "
-                                  f"{result.round} and round {current.number} is being played")
-        if result.players != table.players:
-            raise TournamentError(f"the result's players {list(result.players)} are not table {table.table_id}'s "
-                                  f"{list(table.players)} in seat order")
-        seats = len(table.players)
-        if {len(result.points), len(result.ranks), len(result.scores), len(result.forfeited)} != {seats}:
-            raise TournamentError(f"a result of table {table.table_id} has {seats} points, ranks, scores and "
-                                  "forfeited flags, one per seat")
-        if not all(math.isfinite(value) for value in result.points + result.scores):
-            raise TournamentError("points and scores must be finite numbers")
-        if not all(0 <= rank < seats for rank in result.ranks):
-            raise TournamentError(f"a rank is a place from 0 (first) to {seats - 1}, not in {list(result.ranks)}")
-        if any(gone and points != 0 for gone, points in zip(result.forfeited, result.points)):
-            raise TournamentError("a seat that forfeited scores 0 points")
+    # -- pairing ---------------------------------------------------------------------------
 
     def _ordinal(self, player: str) -> float:
         return self._model.ordinal(self._ratings[player])
