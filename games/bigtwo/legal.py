@@ -84,8 +84,8 @@ def _straight_flushes(by_rank: _ByRank) -> Iterator[Combination]:
     for sequence_index, ranks, mask in _STRAIGHT_MASKS:
         for suit, held in enumerate(ranks_by_suit):
             if held & mask == mask:
-                cards = tuple(FULL_DECK[rank * 4 + suit] for rank in ranks)
-                yield straight_combination(cards, sequence_index)
+                flush = tuple(FULL_DECK[rank * 4 + suit] for rank in ranks)
+                yield straight_combination(flush, sequence_index)
 
 
 def _full_houses(by_rank: _ByRank) -> Iterator[Combination]:
