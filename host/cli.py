@@ -18,6 +18,7 @@ import sys
 from tablehost.actors.log_format import LOG_FORMATS, configure_logging
 from tablehost.host.cli_refusals import run_command
 from tablehost.host.client_flags import add_tls_ca_argument, parse_join_data, tls_root_cert
+from tablehost.host import config_flags
 from tablehost.host.config import HostConfig
 
 
@@ -108,12 +109,12 @@ def main(argv: list[str] | None = None) -> None:
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="run a host: front door, lobby and rooms")
-    HostConfig.add_arguments(serve)
+    config_flags.add_arguments(serve)
 
     from tablehost.host.game_cli import add_bots_arguments, add_demo_arguments, add_play_arguments
 
     demo = commands.add_parser("demo", help="start a local host and watch bots play a game through it")
-    HostConfig.add_arguments(demo, serving=False)
+    config_flags.add_arguments(demo, serving=False)
     add_demo_arguments(demo)
 
     bots = commands.add_parser("bots", help="run bot players against a host until each table finishes a game")
@@ -146,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from tablehost.host.tournament_cli import add_tournament_commands
 
-    add_tournament_commands(commands, functools.partial(HostConfig.add_arguments, serving=False), add_tls_ca_argument)
+    add_tournament_commands(commands, functools.partial(config_flags.add_arguments, serving=False), add_tls_ca_argument)
 
     from tablehost.host.organiser_cli import add_organiser_commands
 
@@ -155,13 +156,13 @@ def main(argv: list[str] | None = None) -> None:
     from tablehost.host.loadtest.settings import add_loadtest_arguments
 
     loadtest = commands.add_parser("loadtest", help="load a host from Ray agents on every node; a report and a plot")
-    HostConfig.add_arguments(loadtest, serving=False)  # for the host it starts without --target
+    config_flags.add_arguments(loadtest, serving=False)  # for the host it starts without --target
     add_loadtest_arguments(loadtest)
     add_tls_ca_argument(loadtest)
 
     args = parser.parse_args(argv)
     log_format = getattr(args, "log_format", "text")
-    # An unknown TABLEHOST_LOG_FORMAT is refused with the other settings (HostConfig.from_args).
+    # An unknown TABLEHOST_LOG_FORMAT is refused with the other settings (config_flags.config_from_args).
     configure_logging(log_format if log_format in LOG_FORMATS else "text", logging.WARNING)
     hosts_here = args.command in ("serve", "demo", "loadtest") or (
         args.command == "tournament" and args.action == "simulate" and not args.target)
@@ -174,11 +175,11 @@ def main(argv: list[str] | None = None) -> None:
         raise_open_files_limit()
     if args.command == "serve":
         logging.getLogger("tablehost").setLevel(logging.INFO)
-        asyncio.run(_serve(HostConfig.from_args(args)))
+        asyncio.run(_serve(config_flags.config_from_args(args)))
     elif args.command == "demo":
         from tablehost.host.game_cli import run_demo_command
 
-        sys.exit(run_command("demo", run_demo_command(HostConfig.from_args(args), args)))
+        sys.exit(run_command("demo", run_demo_command(config_flags.config_from_args(args), args)))
     elif args.command == "bots":
         from tablehost.host.game_cli import run_bots_command
 

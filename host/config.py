@@ -4,7 +4,6 @@ and passed down."""
 
 from __future__ import annotations
 
-import argparse
 import secrets
 from dataclasses import dataclass, field
 
@@ -135,23 +134,6 @@ class HostConfig:
             raise ValueError(f"the console port must be 0-65535, got {self.console_port}")
         if self.web_port is not None and not 0 <= self.web_port <= 65535:
             raise ValueError(f"the web port must be 0-65535, got {self.web_port}")
-
-    @classmethod
-    def add_arguments(cls, parser: argparse.ArgumentParser, *, serving: bool = True) -> None:
-        """The host's flags on `parser` (config_flags.add_arguments says what
-        `serving` changes)."""
-        # Imported here: config_flags builds a HostConfig, so it imports this module.
-        from tablehost.host import config_flags
-
-        config_flags.add_arguments(parser, serving=serving)
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> HostConfig:
-        """The configuration `args` (parsed host flags) and the TABLEHOST_*
-        variables give; SystemExit naming the flag for a value no host runs with."""
-        from tablehost.host import config_flags
-
-        return config_flags.config_from_args(args)
 
     def lobby_config(self, run_id: str = "") -> LobbyConfig:
         """The lobby's settings and its rooms'; `run_id` is this run of the

@@ -159,7 +159,7 @@ def _add_game_arguments(parser: argparse.ArgumentParser, *, game_modules: bool =
 
 
 def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
-    """Demo's own flags, after the host's (HostConfig.add_arguments)."""
+    """Demo's own flags, after the host's (config_flags.add_arguments)."""
     parser.add_argument("--game", default="bigtwo", help="a registered game (default: bigtwo)")
     _add_game_arguments(parser, game_modules=False)
     parser.add_argument("--tables", type=int, default=1)

@@ -50,10 +50,10 @@ async def simulate(args: argparse.Namespace, tls_root_cert: bytes | None, join_d
     host = None
     target, organiser_token = args.target, args.organiser_token
     if not target:
-        from tablehost.host.config import HostConfig
+        from tablehost.host import config_flags
         from tablehost.host.server import FrontDoor
 
-        config = HostConfig.from_args(args)
+        config = config_flags.config_from_args(args)
         host = FrontDoor(config)
         await host.start()
         target = host.target

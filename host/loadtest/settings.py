@@ -22,6 +22,7 @@ from tablehost.clients.loadprofile import (
 from tablehost.clients.loadprofile_toml import load_profile
 from tablehost.games.engine.rules import InvalidJoin
 from tablehost.games.registry import GameCatalog, UnknownGame, UnknownVariant
+from tablehost.host import config_flags
 from tablehost.host.config import HostConfig
 from tablehost.host.config_flags import game_module_paths
 
@@ -153,7 +154,7 @@ def _own_host(args: argparse.Namespace) -> HostConfig:
     machine (no --address) its own agents' address, 127.0.0.1, exempt from
     the per-client quotas unless the flags say otherwise (every player the
     run makes calls from it)."""
-    config = HostConfig.from_args(args)
+    config = config_flags.config_from_args(args)
     if args.address is None and not config.quota_exempt:
         config = dataclasses.replace(config, quota_exempt=("127.0.0.1",))
     return config

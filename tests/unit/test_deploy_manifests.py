@@ -40,6 +40,7 @@ from ray.scripts.scripts import start as ray_start
 from tablehost.actors import metrics
 from tablehost.actors.placement import ROOM_RESOURCE
 from tablehost.actors.room_server import ROOM_GAUGES
+from tablehost.host import config_flags
 from tablehost.host.config import HostConfig
 from tablehost.host.door_metrics import DOOR_GAUGES
 from tablehost.host.drain import add_drain_arguments
@@ -287,14 +288,14 @@ def isolated_environment(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -
 
 def host_config(command: ServeCommand, monkeypatch: pytest.MonkeyPatch) -> HostConfig:
     """The HostConfig `tablehost serve` builds from the command line, as the CLI
-    does (HostConfig.add_arguments, then from_args). Flags must be spelled in
+    does (config_flags.add_arguments, then config_from_args). Flags must be spelled in
     full: an abbreviation that happens to match today breaks when a flag is added."""
     isolated_environment(monkeypatch, command.env)
     parser = argparse.ArgumentParser(prog="tablehost serve", allow_abbrev=False)
-    HostConfig.add_arguments(parser)
+    config_flags.add_arguments(parser)
     args, unknown = parser.parse_known_args(command.flags)
     assert not unknown, f"{command.origin}: `tablehost serve` has no flags {unknown}"
-    return HostConfig.from_args(args)
+    return config_flags.config_from_args(args)
 
 
 def drain_arguments(flags: list[str], origin: str) -> argparse.Namespace:

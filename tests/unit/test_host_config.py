@@ -5,13 +5,14 @@ import argparse
 import pytest
 import trustme
 
+from tablehost.host import config_flags
 from tablehost.host.config import HostConfig
 
 
 def parse(argv: list[str]) -> HostConfig:
     parser = argparse.ArgumentParser()
-    HostConfig.add_arguments(parser)
-    return HostConfig.from_args(parser.parse_args(argv))
+    config_flags.add_arguments(parser)
+    return config_flags.config_from_args(parser.parse_args(argv))
 
 
 def test_defaults_stay_on_loopback_with_an_embedded_ray() -> None:

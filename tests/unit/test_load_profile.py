@@ -26,7 +26,7 @@ from tablehost.clients.loadprofile import (
 )
 from tablehost.clients.loadprofile_toml import load_profile, parse_profile
 from tablehost.games.registry import GameCatalog
-from tablehost.host.config import HostConfig
+from tablehost.host import config_flags
 from tablehost.host.loadtest.report import (
     build_report,
     finished_tables,
@@ -131,7 +131,7 @@ def test_resolving_fills_in_each_games_usual_table_and_example_join_data() -> No
 
 def settings_for(argv: list[str]) -> Any:
     parser = argparse.ArgumentParser()
-    HostConfig.add_arguments(parser)
+    config_flags.add_arguments(parser)
     add_loadtest_arguments(parser)
     return settings_from_args(parser.parse_args(["--target", "127.0.0.1:1", *argv]), None)
 

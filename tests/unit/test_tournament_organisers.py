@@ -19,6 +19,7 @@ import pytest
 from tablehost.actors.store.event_log import EventConflict, EventLog, LocalEventLog, RedisEventLog
 from tablehost.actors.tokens import SeatClaim, sign_seat_token, tournament_key
 from tablehost.games.engine.views import canonical_bytes
+from tablehost.host import config_flags
 from tablehost.host.config import HostConfig
 from tablehost.host.organiser_places import CapReached, OrganiserPlaces, places_log
 from tablehost.host.organisers import (MAX_ORGANISER_TOKEN_LENGTH, NotAuthenticated, NotPermitted, OrganiserClaim,
@@ -311,8 +312,8 @@ def test_the_cap_and_the_start_limit_are_host_settings_from_flags_or_the_environ
 
     def parsed(*flags: str) -> HostConfig:
         parser = argparse.ArgumentParser()
-        HostConfig.add_arguments(parser)
-        return HostConfig.from_args(parser.parse_args(list(flags)))
+        config_flags.add_arguments(parser)
+        return config_flags.config_from_args(parser.parse_args(list(flags)))
 
     assert (parsed().max_tournaments_per_organiser, parsed().tournament_start_within_s) == (10, 24 * 3600.0)
     monkeypatch.setenv("TABLEHOST_MAX_TOURNAMENTS_PER_ORGANISER", "3")
