@@ -1,16 +1,18 @@
-"""The game flow of Sanguosha (game prepared, initial cards, rounds, turns,
-phases), expressed with trigger timings rather than hard-wired: dealing the
-initial cards, and a turn walking its phases.
+"""A turn's structure as data: a game lists its turn's phases (`Phase`: a
+name, whether the turn rests there for the player, a body to run) and the
+engine walks them, opening rounds and turns and firing, at every step, the
+trigger timings of seed 003's flow (timings.py), so a handler may change
+an event's data (how many cards are drawn), skip a phase or a turn, or stop
+it. Big Two's turn is one phase that waits for the player; Duel's a refresh
+and then its play phase. Kingdoms runs seed 003's own six phases as frames
+(games/engine/frames.py, games/kingdoms/turns.py) and takes only
+`draw_phase` from here.
 
-Interactive phases (a play phase waiting for a player) are where a turn
-rests between actions; `begin_turn` returns the phase the turn rests in, and
-the game calls `finish_phase` when the player is done with it.
-
-A phase or a turn may also be skipped before it starts (Sanguosha's
-Indulgence, resolved in the judge phase, skips that turn's play phase; a
-general turned face down skips its next turn): `skip_phase` and `skip_turn`
-leave a mark in the state, consumed when that seat next enters the phase or
-the turn."""
+`begin_turn` returns the phase the turn rests in; the game calls
+`finish_phase` when the player is done with it. A phase or a turn may also
+be skipped before it starts (`skip_phase`, `skip_turn`): a mark in the
+state, consumed when that seat next enters the phase or the turn. The
+initial deal (`deal_initial_cards`) fires its timings the same way."""
 
 from __future__ import annotations
 
