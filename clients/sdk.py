@@ -45,16 +45,56 @@ from typing import Any, Literal, TypeVar
 import grpc
 import grpc.aio
 
-from tablehost.clients.codec import View, apply_delta, decode, encode, encode_action, view_hash
+from tablehost.clients.codec import View, apply_delta, decode, encode_action, view_hash
+from tablehost.clients.errors import (
+    ClosedByAdministrator,
+    LobbyError,
+    ProtocolViolation,
+    QueueCancelled,
+    SeatTokenRejected,
+    SessionDisconnected,
+    StreamReplaced,
+    TableCancelled,
+    TableClosed,
+    TableNotRunning,
+    TableUnreachable,
+)
 from tablehost.clients.game_record import ReceivedGame
-from tablehost.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2
+from tablehost.clients.lobby_client import SPECTATOR_SEAT, Assignment, LobbyClient, open_channel
+from tablehost.v1 import table_pb2
+
+__all__ = [
+    "ACK_EVERY",
+    "ADMINISTRATORS_ENDINGS",
+    "DEALING_STAGE",
+    "MAX_ACT_ID_LENGTH",
+    "SPECTATOR_SEAT",
+    "Assignment",
+    "ClosedByAdministrator",
+    "CommitOutcome",
+    "GameResult",
+    "LobbyClient",
+    "LobbyError",
+    "ProtocolViolation",
+    "QueueCancelled",
+    "SeatTokenRejected",
+    "SessionDisconnected",
+    "StreamReplaced",
+    "TableCancelled",
+    "TableClosed",
+    "TableNotRunning",
+    "TableSession",
+    "TableUnreachable",
+    "ViewUpdate",
+    "open_channel",
+    "reject_reason_name",
+]
 
 log = logging.getLogger("tablehost.client")
 
 T = TypeVar("T")
 
 MAX_ACT_ID_LENGTH = 64
-SPECTATOR_SEAT = -1
 # The stage a table's view shows until it deals.
 DEALING_STAGE = "dealing"
 
@@ -97,73 +137,8 @@ _OWN_CONNECTION = (
 
 _NOT_YET: Any = object()
 
-
-# -- errors ------------------------------------------------------------------
-
-
 # How a table stream ends when an administrator closed the table or took the seat.
 ADMINISTRATORS_ENDINGS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.PERMISSION_DENIED)
-
-
-class LobbyError(RuntimeError):
-    """A lobby call failed; `code` is the gRPC status the front door returned."""
-
-    def __init__(self, call: str, error: grpc.aio.AioRpcError) -> None:
-        self.code: grpc.StatusCode = error.code()
-        self.details: str = error.details() or ""
-        super().__init__(f"{call} failed: {self.code.name}: {self.details}")
-
-
-class QueueCancelled(LobbyError):
-    """JoinQueue ended because the ticket left the queue (LeaveQueue)."""
-
-
-class TableNotRunning(LookupError):
-    """The lobby knows the table but no room serves it at the moment."""
-
-
-class SessionDisconnected(ConnectionError):
-    """The table stream ended and was not restored. `reconnect()` may still
-    succeed (the host keeps the seat for a grace period)."""
-
-
-class StreamReplaced(SessionDisconnected):
-    """Another stream for the same seat said hello (status ABORTED), so the
-    room ended this one. Not reconnected automatically: the newer session
-    holds the seat; `reconnect()` takes it back on purpose."""
-
-
-class SeatTokenRejected(SessionDisconnected):
-    """The room refused the seat token (BAD_TOKEN): expired, forged, or for a
-    table this room no longer serves."""
-
-
-class TableClosed(SessionDisconnected):
-    """The table was closed before its game ended (every player left, a
-    tournament's no-shows, a failed game) and no room serves it any more:
-    its room refused the seat (not served here) and the lobby knows no
-    running table of that id."""
-
-
-class ClosedByAdministrator(TableClosed):
-    """An administrator closed the table (status FAILED_PRECONDITION) or took
-    this seat from its player (PERMISSION_DENIED); the message says why.
-    Not reconnected: the room refuses the seat from now on."""
-
-
-class TableCancelled(TableClosed):
-    """The table was closed before it dealt: a seat's player never came
-    (docs/protocol.md, "The deal"). Nothing was played: join the queue again."""
-
-
-class TableUnreachable(SessionDisconnected):
-    """Reconnecting gave up: neither the table's endpoint nor the one the
-    lobby named accepted a connection within the allowed attempts."""
-
-
-class ProtocolViolation(SessionDisconnected):
-    """The host sent something the protocol does not allow (undecodable view
-    bytes, a view that is not a map); the session stops trusting the stream."""
 
 
 class _Unreachable(Exception):
@@ -171,37 +146,6 @@ class _Unreachable(Exception):
 
 
 # -- records -----------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Assignment:
-    """Where and as whom to play: tablehost.v1.TableAssignment as a value."""
-
-    table_id: str
-    endpoint: str
-    seat: int
-    seat_token: str
-    game: str
-    display_names: tuple[str, ...]
-    ticket: str
-    deal_commitment: str = ""  # hex SHA-256 of the table's salt and seed, given before the hello
-
-    @classmethod
-    def from_proto(cls, message: lobby_pb2.TableAssignment) -> Assignment:
-        return cls(
-            table_id=message.table_id,
-            endpoint=message.endpoint,
-            seat=message.seat,
-            seat_token=message.seat_token,
-            game=message.game,
-            display_names=tuple(message.display_names),
-            ticket=message.ticket,
-            deal_commitment=message.deal_commitment,
-        )
-
-    @property
-    def is_spectator(self) -> bool:
-        return self.seat == SPECTATOR_SEAT
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,40 +203,6 @@ class _Pending:
     action: bytes
 
 
-class _SignedIn(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor):
-    """Sends the player's token with every call (`authorization: Bearer
-    TOKEN`): what a host that proves its players (`--player-auth`) reads to
-    know who calls."""
-
-    def __init__(self, player_token: str) -> None:
-        self._header = ("authorization", f"Bearer {player_token}")
-
-    def _signed(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
-        metadata = grpc.aio.Metadata(*(details.metadata or ()), self._header)
-        return details._replace(metadata=metadata)
-
-    async def intercept_unary_unary(self, continuation: Any, details: grpc.aio.ClientCallDetails, request: Any) -> Any:
-        return await continuation(self._signed(details), request)
-
-    async def intercept_unary_stream(self, continuation: Any, details: grpc.aio.ClientCallDetails,
-                                     request: Any) -> Any:
-        return await continuation(self._signed(details), request)
-
-
-def open_channel(
-    target: str, tls_root_cert: bytes | None = None, options: tuple[tuple[str, Any], ...] = (),
-    player_token: str = "",
-) -> grpc.aio.Channel:
-    """A channel to `target`: TLS trusting `tls_root_cert` (PEM) when given,
-    else plaintext; `options` are gRPC channel arguments; with
-    `player_token`, every call on it carries the token."""
-    interceptors = [_SignedIn(player_token)] if player_token else None
-    if tls_root_cert is None:
-        return grpc.aio.insecure_channel(target, options=options, interceptors=interceptors)
-    return grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=tls_root_cert),
-                                   options=options, interceptors=interceptors)
-
-
 def reject_reason_name(reason: int) -> str:
     """The RejectReason name of a wire value, tolerating values added to the
     enum after this SDK was generated."""
@@ -300,127 +210,6 @@ def reject_reason_name(reason: int) -> str:
         return table_pb2.RejectReason.Name(reason)
     except ValueError:
         return f"REJECT_REASON_{reason}"
-
-
-# -- the lobby ---------------------------------------------------------------
-
-
-class LobbyClient:
-    """The front door's Lobby service over one grpc.aio channel: plaintext,
-    or TLS trusting `tls_root_cert` (PEM bytes), which the table sessions
-    made with this client use too.
-
-    The channel opens on first use, inside the running event loop, so a
-    client may be constructed anywhere. Calls that wait for a table to fill
-    (`join_queue`, `join_private_table`) have no deadline: cancel the task,
-    or `leave_queue`, to stop waiting. The others use `call_timeout`.
-
-    With `player_token` (issued by the game's account service, for a host
-    started with `--player-auth`) every call says who the player is, so the
-    host's per-client quotas are this player's own, not its address's."""
-
-    def __init__(self, target: str, *, call_timeout: float = 10.0, tls_root_cert: bytes | None = None,
-                 player_token: str = "") -> None:
-        self.target = target
-        self.call_timeout = call_timeout
-        self.tls_root_cert = tls_root_cert
-        self.player_token = player_token
-        self._channel: grpc.aio.Channel | None = None
-        self._stub: lobby_pb2_grpc.LobbyStub | None = None
-
-    async def __aenter__(self) -> LobbyClient:
-        return self
-
-    async def __aexit__(self, *_exc: object) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        if self._channel is not None:
-            channel, self._channel, self._stub = self._channel, None, None
-            await channel.close()
-
-    @property
-    def stub(self) -> lobby_pb2_grpc.LobbyStub:
-        """The raw generated stub on this client's channel, for calls the
-        methods below do not wrap (tests of malformed requests)."""
-        if self._stub is None:
-            self._channel = open_channel(self.target, self.tls_root_cert, player_token=self.player_token)
-            self._stub = lobby_pb2_grpc.LobbyStub(self._channel)
-        return self._stub
-
-    async def join_queue(
-        self,
-        game: str,
-        display_name: str,
-        variant: str = "",
-        ticket: str = "",
-        join_data: dict[str, Any] | None = None,
-        seats: int = 0,
-    ) -> Assignment:
-        """Queue for `game` and return the seat once a table is filled.
-        `join_data` is this player's options for the game (a deck, say);
-        `seats` the table's size (0: the game's default).
-        Raises QueueCancelled when the ticket leaves the queue meanwhile."""
-        request = lobby_pb2.JoinQueueRequest(game=game, variant=variant, display_name=display_name, ticket=ticket,
-                                             join_data=encode(join_data) if join_data else b"", seats=seats)
-        try:
-            return Assignment.from_proto(await self.stub.JoinQueue(request))
-        except grpc.aio.AioRpcError as error:
-            if error.code() == grpc.StatusCode.CANCELLED:
-                raise QueueCancelled(f"JoinQueue for {game!r} (ticket {ticket!r})", error) from None
-            raise LobbyError(f"JoinQueue for {game!r}", error) from None
-
-    async def leave_queue(self, ticket: str) -> bool:
-        """Leave a queue before being seated; False when the ticket is not
-        queued (already seated, already left, or never known)."""
-        try:
-            response = await self.stub.LeaveQueue(lobby_pb2.LeaveQueueRequest(ticket=ticket), timeout=self.call_timeout)
-        except grpc.aio.AioRpcError as error:
-            if error.code() == grpc.StatusCode.NOT_FOUND:
-                return False
-            raise LobbyError(f"LeaveQueue for ticket {ticket!r}", error) from None
-        return response.removed
-
-    async def create_private_table(self, game: str, variant: str = "", seats: int = 0, turn_timeout_ms: int = 0) -> str:
-        """Open a private table and return the code others join it by."""
-        request = lobby_pb2.CreatePrivateTableRequest(game=game, variant=variant, seats=seats,
-                                                      turn_timeout_ms=turn_timeout_ms)
-        try:
-            response = await self.stub.CreatePrivateTable(request, timeout=self.call_timeout)
-        except grpc.aio.AioRpcError as error:
-            raise LobbyError(f"CreatePrivateTable for {game!r}", error) from None
-        return response.code
-
-    async def join_private_table(
-        self, code: str, display_name: str, ticket: str = "", join_data: dict[str, Any] | None = None
-    ) -> Assignment:
-        """Take a seat at a private table; returns once every seat is taken."""
-        request = lobby_pb2.JoinPrivateTableRequest(code=code, display_name=display_name, ticket=ticket,
-                                                    join_data=encode(join_data) if join_data else b"")
-        try:
-            return Assignment.from_proto(await self.stub.JoinPrivateTable(request))
-        except grpc.aio.AioRpcError as error:
-            raise LobbyError(f"JoinPrivateTable {code!r}", error) from None
-
-    async def spectate(self, table_id: str) -> Assignment:
-        """A spectator's assignment (seat -1, public view only) for a running table."""
-        try:
-            response = await self.stub.Spectate(lobby_pb2.SpectateRequest(table_id=table_id), timeout=self.call_timeout)
-        except grpc.aio.AioRpcError as error:
-            raise LobbyError(f"Spectate {table_id!r}", error) from None
-        return Assignment.from_proto(response)
-
-    async def lookup_table(self, table_id: str) -> str:
-        """The endpoint serving `table_id` now; a restarted room may have
-        moved. Raises TableNotRunning while no room serves it."""
-        request = lobby_pb2.LookupTableRequest(table_id=table_id)
-        try:
-            location = await self.stub.LookupTable(request, timeout=self.call_timeout)
-        except grpc.aio.AioRpcError as error:
-            raise LobbyError(f"LookupTable {table_id!r}", error) from None
-        if not location.running or not location.endpoint:
-            raise TableNotRunning(f"table {table_id} is not served by any room now")
-        return location.endpoint
 
 
 # -- one seat's table stream -------------------------------------------------
