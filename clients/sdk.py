@@ -26,415 +26,85 @@ messages, so `received_game()` can hand a finished game to verification
 With `tls_root_cert` (PEM bytes of the certificates to trust), the lobby
 client and the table sessions it hands out connect over TLS.
 
-Only the stdlib, grpcio, the generated tablehost.v1 modules and clients.codec
-are used: a client learns everything it needs from the host's messages.
+This module is the SDK's entry point; the parts live beside it: errors.py,
+lobby_client.py, table_replica.py (the view), table_connection.py and
+table_stream.py (the stream). Only the stdlib, grpcio, the generated
+tablehost.v1 modules and clients.codec are used: a client learns everything
+it needs from the host's messages.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
 import os
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
-import grpc
-import grpc.aio
-
-from tablehost.clients.codec import View, apply_delta, decode, encode, encode_action, view_hash
+from tablehost.clients.codec import View
+from tablehost.clients.errors import (
+    ClosedByAdministrator,
+    LobbyError,
+    ProtocolViolation,
+    QueueCancelled,
+    SeatTokenRejected,
+    SessionDisconnected,
+    StreamReplaced,
+    TableCancelled,
+    TableClosed,
+    TableNotRunning,
+    TableUnreachable,
+)
 from tablehost.clients.game_record import ReceivedGame
-from tablehost.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2
+from tablehost.clients.lobby_client import SPECTATOR_SEAT, Assignment, LobbyClient, open_channel
+from tablehost.clients.table_replica import (
+    ACK_EVERY,
+    DEALING_STAGE,
+    MAX_ACT_ID_LENGTH,
+    NOT_YET,
+    CommitOutcome,
+    GameResult,
+    SessionCounts,
+    TableReplica,
+    ViewUpdate,
+    reject_reason_name,
+)
+from tablehost.clients.table_stream import ADMINISTRATORS_ENDINGS, TableStream
+from tablehost.v1 import table_pb2
 
-log = logging.getLogger("tablehost.client")
+__all__ = [
+    "ACK_EVERY",
+    "ADMINISTRATORS_ENDINGS",
+    "DEALING_STAGE",
+    "MAX_ACT_ID_LENGTH",
+    "SPECTATOR_SEAT",
+    "Assignment",
+    "ClosedByAdministrator",
+    "CommitOutcome",
+    "GameResult",
+    "LobbyClient",
+    "LobbyError",
+    "ProtocolViolation",
+    "QueueCancelled",
+    "SeatTokenRejected",
+    "SessionDisconnected",
+    "StreamReplaced",
+    "TableCancelled",
+    "TableClosed",
+    "TableNotRunning",
+    "TableSession",
+    "TableUnreachable",
+    "ViewUpdate",
+    "open_channel",
+    "reject_reason_name",
+]
 
 T = TypeVar("T")
 
-MAX_ACT_ID_LENGTH = 64
-SPECTATOR_SEAT = -1
-# The stage a table's view shows until it deals.
-DEALING_STAGE = "dealing"
 
-# The Play method's path, from the service descriptor. The SDK builds the
-# call itself instead of using the generated stub so that it receives each
-# ServerMessage's bytes exactly as they came off the wire (`record=True`).
-_PLAY_METHOD = "/{}/Play".format(table_pb2.DESCRIPTOR.services_by_name["Table"].full_name)
-
-# Acked when a delta could not be applied at all. Any hash other than the
-# host's means "desync, send me a snapshot"; this one is well formed, so a
-# strict host still reads it as a desync rather than a protocol error.
-_UNCOMPUTED_HASH = "0" * 64
-# A view in step with the host's is acked once every this many changes: the
-# session checks every delta's hash itself and acks a mismatch at once, so
-# the host hears of a desync at the delta that caused it; the acks between
-# would cost the room a message each and tell it nothing (docs/protocol.md,
-# section 2). 1 acks every change.
-ACK_EVERY = 16
-
-_FIRST_BACKOFF_S = 0.1
-_MAX_BACKOFF_S = 2.0
-_HALF_CLOSE_TIMEOUT_S = 1.0
-
-# Each table channel gets a connection of its own. By default gRPC shares one
-# connection among all the channels a process opens to the same target, and
-# keeps it while any of those channel objects lives, closed or not: a
-# session reopened after its connection went silent (a blackholed route, a
-# NAT that forgot it) would be handed that same dead connection again.
-# It also pings while a stream is open and quiet, so a connection that went
-# silent ends (UNAVAILABLE, and the session reconnects) within about 20 s
-# instead of never: every 15 s, no more often than rooms allow (10 s,
-# docs/protocol.md "Keepalive"), and never with no call open.
-_OWN_CONNECTION = (
-    ("grpc.use_local_subchannel_pool", 1),
-    ("grpc.keepalive_time_ms", 15_000),
-    ("grpc.keepalive_timeout_ms", 5_000),
-    ("grpc.keepalive_permit_without_calls", 0),
-    ("grpc.http2.max_pings_without_data", 0),
-)
-
-_NOT_YET: Any = object()
-
-
-# -- errors ------------------------------------------------------------------
-
-
-# How a table stream ends when an administrator closed the table or took the seat.
-ADMINISTRATORS_ENDINGS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.PERMISSION_DENIED)
-
-
-class LobbyError(RuntimeError):
-    """A lobby call failed; `code` is the gRPC status the front door returned."""
-
-    def __init__(self, call: str, error: grpc.aio.AioRpcError) -> None:
-        self.code: grpc.StatusCode = error.code()
-        self.details: str = error.details() or ""
-        super().__init__(f"{call} failed: {self.code.name}: {self.details}")
-
-
-class QueueCancelled(LobbyError):
-    """JoinQueue ended because the ticket left the queue (LeaveQueue)."""
-
-
-class TableNotRunning(LookupError):
-    """The lobby knows the table but no room serves it at the moment."""
-
-
-class SessionDisconnected(ConnectionError):
-    """The table stream ended and was not restored. `reconnect()` may still
-    succeed (the host keeps the seat for a grace period)."""
-
-
-class StreamReplaced(SessionDisconnected):
-    """Another stream for the same seat said hello (status ABORTED), so the
-    room ended this one. Not reconnected automatically: the newer session
-    holds the seat; `reconnect()` takes it back on purpose."""
-
-
-class SeatTokenRejected(SessionDisconnected):
-    """The room refused the seat token (BAD_TOKEN): expired, forged, or for a
-    table this room no longer serves."""
-
-
-class TableClosed(SessionDisconnected):
-    """The table was closed before its game ended (every player left, a
-    tournament's no-shows, a failed game) and no room serves it any more:
-    its room refused the seat (not served here) and the lobby knows no
-    running table of that id."""
-
-
-class ClosedByAdministrator(TableClosed):
-    """An administrator closed the table (status FAILED_PRECONDITION) or took
-    this seat from its player (PERMISSION_DENIED); the message says why.
-    Not reconnected: the room refuses the seat from now on."""
-
-
-class TableCancelled(TableClosed):
-    """The table was closed before it dealt: a seat's player never came
-    (docs/protocol.md, "The deal"). Nothing was played: join the queue again."""
-
-
-class TableUnreachable(SessionDisconnected):
-    """Reconnecting gave up: neither the table's endpoint nor the one the
-    lobby named accepted a connection within the allowed attempts."""
-
-
-class ProtocolViolation(SessionDisconnected):
-    """The host sent something the protocol does not allow (undecodable view
-    bytes, a view that is not a map); the session stops trusting the stream."""
-
-
-class _Unreachable(Exception):
-    """One connection attempt failed; the retry loop decides what next."""
-
-
-# -- records -----------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Assignment:
-    """Where and as whom to play: tablehost.v1.TableAssignment as a value."""
-
-    table_id: str
-    endpoint: str
-    seat: int
-    seat_token: str
-    game: str
-    display_names: tuple[str, ...]
-    ticket: str
-    deal_commitment: str = ""  # hex SHA-256 of the table's salt and seed, given before the hello
-
-    @classmethod
-    def from_proto(cls, message: lobby_pb2.TableAssignment) -> Assignment:
-        return cls(
-            table_id=message.table_id,
-            endpoint=message.endpoint,
-            seat=message.seat,
-            seat_token=message.seat_token,
-            game=message.game,
-            display_names=tuple(message.display_names),
-            ticket=message.ticket,
-            deal_commitment=message.deal_commitment,
-        )
-
-    @property
-    def is_spectator(self) -> bool:
-        return self.seat == SPECTATOR_SEAT
-
-
-@dataclass(frozen=True, slots=True)
-class CommitOutcome:
-    """What became of one commit.
-
-    `accepted` with the `seq` that applied it (`duplicate` when the host
-    answered an act_id it had already applied), or not accepted with the
-    `reason` (a tablehost.v1.RejectReason value such as
-    table_pb2.REJECT_REASON_ILLEGAL_MOVE) and the host's `message`.
-    `round_trip_s` is the time from writing the commit to receiving its outcome."""
-
-    act_id: str
-    accepted: bool
-    seq: int = 0
-    reason: int = table_pb2.REJECT_REASON_UNSPECIFIED
-    message: str = ""
-    duplicate: bool = False
-    round_trip_s: float = 0.0
-
-    @property
-    def reason_name(self) -> str:
-        """The reason's name, e.g. "REJECT_REASON_ILLEGAL_MOVE", for people."""
-        return reject_reason_name(self.reason)
-
-
-@dataclass(frozen=True, slots=True)
-class GameResult:
-    """tablehost.v1.GameOver: the winner's seat, the scores by seat, and the
-    game's own result map (Big Two: winner, cards_left, scores)."""
-
-    winner: int
-    scores: list[int]
-    result: dict[str, Any]
-    seq: int
-
-
-@dataclass(frozen=True, slots=True)
-class ViewUpdate:
-    """One change a subscriber sees (`TableSession.subscribe`): the view after
-    a snapshot or a delta (`previous` is the view before it), the game's end,
-    or the session giving up on the stream."""
-
-    kind: Literal["snapshot", "delta", "game_over", "disconnected"]
-    seq: int
-    view: View
-    previous: View | None = None
-    act_id: str = ""
-    automatic: bool = False
-
-
-@dataclass(slots=True)
-class _Pending:
-    future: asyncio.Future[CommitOutcome]
-    action: bytes
-
-
-class _SignedIn(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor):
-    """Sends the player's token with every call (`authorization: Bearer
-    TOKEN`): what a host that proves its players (`--player-auth`) reads to
-    know who calls."""
-
-    def __init__(self, player_token: str) -> None:
-        self._header = ("authorization", f"Bearer {player_token}")
-
-    def _signed(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
-        metadata = grpc.aio.Metadata(*(details.metadata or ()), self._header)
-        return details._replace(metadata=metadata)
-
-    async def intercept_unary_unary(self, continuation: Any, details: grpc.aio.ClientCallDetails, request: Any) -> Any:
-        return await continuation(self._signed(details), request)
-
-    async def intercept_unary_stream(self, continuation: Any, details: grpc.aio.ClientCallDetails,
-                                     request: Any) -> Any:
-        return await continuation(self._signed(details), request)
-
-
-def open_channel(
-    target: str, tls_root_cert: bytes | None = None, options: tuple[tuple[str, Any], ...] = (),
-    player_token: str = "",
-) -> grpc.aio.Channel:
-    """A channel to `target`: TLS trusting `tls_root_cert` (PEM) when given,
-    else plaintext; `options` are gRPC channel arguments; with
-    `player_token`, every call on it carries the token."""
-    interceptors = [_SignedIn(player_token)] if player_token else None
-    if tls_root_cert is None:
-        return grpc.aio.insecure_channel(target, options=options, interceptors=interceptors)
-    return grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=tls_root_cert),
-                                   options=options, interceptors=interceptors)
-
-
-def reject_reason_name(reason: int) -> str:
-    """The RejectReason name of a wire value, tolerating values added to the
-    enum after this SDK was generated."""
-    try:
-        return table_pb2.RejectReason.Name(reason)
-    except ValueError:
-        return f"REJECT_REASON_{reason}"
-
-
-# -- the lobby ---------------------------------------------------------------
-
-
-class LobbyClient:
-    """The front door's Lobby service over one grpc.aio channel: plaintext,
-    or TLS trusting `tls_root_cert` (PEM bytes), which the table sessions
-    made with this client use too.
-
-    The channel opens on first use, inside the running event loop, so a
-    client may be constructed anywhere. Calls that wait for a table to fill
-    (`join_queue`, `join_private_table`) have no deadline: cancel the task,
-    or `leave_queue`, to stop waiting. The others use `call_timeout`.
-
-    With `player_token` (issued by the game's account service, for a host
-    started with `--player-auth`) every call says who the player is, so the
-    host's per-client quotas are this player's own, not its address's."""
-
-    def __init__(self, target: str, *, call_timeout: float = 10.0, tls_root_cert: bytes | None = None,
-                 player_token: str = "") -> None:
-        self.target = target
-        self.call_timeout = call_timeout
-        self.tls_root_cert = tls_root_cert
-        self.player_token = player_token
-        self._channel: grpc.aio.Channel | None = None
-        self._stub: lobby_pb2_grpc.LobbyStub | None = None
-
-    async def __aenter__(self) -> LobbyClient:
-        return self
-
-    async def __aexit__(self, *_exc: object) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        if self._channel is not None:
-            channel, self._channel, self._stub = self._channel, None, None
-            await channel.close()
-
-    @property
-    def stub(self) -> lobby_pb2_grpc.LobbyStub:
-        """The raw generated stub on this client's channel, for calls the
-        methods below do not wrap (tests of malformed requests)."""
-        if self._stub is None:
-            self._channel = open_channel(self.target, self.tls_root_cert, player_token=self.player_token)
-            self._stub = lobby_pb2_grpc.LobbyStub(self._channel)
-        return self._stub
-
-    async def join_queue(
-        self,
-        game: str,
-        display_name: str,
-        variant: str = "",
-        ticket: str = "",
-        join_data: dict[str, Any] | None = None,
-        seats: int = 0,
-    ) -> Assignment:
-        """Queue for `game` and return the seat once a table is filled.
-        `join_data` is this player's options for the game (a deck, say);
-        `seats` the table's size (0: the game's default).
-        Raises QueueCancelled when the ticket leaves the queue meanwhile."""
-        request = lobby_pb2.JoinQueueRequest(game=game, variant=variant, display_name=display_name, ticket=ticket,
-                                             join_data=encode(join_data) if join_data else b"", seats=seats)
-        try:
-            return Assignment.from_proto(await self.stub.JoinQueue(request))
-        except grpc.aio.AioRpcError as error:
-            if error.code() == grpc.StatusCode.CANCELLED:
-                raise QueueCancelled(f"JoinQueue for {game!r} (ticket {ticket!r})", error) from None
-            raise LobbyError(f"JoinQueue for {game!r}", error) from None
-
-    async def leave_queue(self, ticket: str) -> bool:
-        """Leave a queue before being seated; False when the ticket is not
-        queued (already seated, already left, or never known)."""
-        try:
-            response = await self.stub.LeaveQueue(lobby_pb2.LeaveQueueRequest(ticket=ticket), timeout=self.call_timeout)
-        except grpc.aio.AioRpcError as error:
-            if error.code() == grpc.StatusCode.NOT_FOUND:
-                return False
-            raise LobbyError(f"LeaveQueue for ticket {ticket!r}", error) from None
-        return response.removed
-
-    async def create_private_table(self, game: str, variant: str = "", seats: int = 0, turn_timeout_ms: int = 0) -> str:
-        """Open a private table and return the code others join it by."""
-        request = lobby_pb2.CreatePrivateTableRequest(game=game, variant=variant, seats=seats,
-                                                      turn_timeout_ms=turn_timeout_ms)
-        try:
-            response = await self.stub.CreatePrivateTable(request, timeout=self.call_timeout)
-        except grpc.aio.AioRpcError as error:
-            raise LobbyError(f"CreatePrivateTable for {game!r}", error) from None
-        return response.code
-
-    async def join_private_table(
-        self, code: str, display_name: str, ticket: str = "", join_data: dict[str, Any] | None = None
-    ) -> Assignment:
-        """Take a seat at a private table; returns once every seat is taken."""
-        request = lobby_pb2.JoinPrivateTableRequest(code=code, display_name=display_name, ticket=ticket,
-                                                    join_data=encode(join_data) if join_data else b"")
-        try:
-            return Assignment.from_proto(await self.stub.JoinPrivateTable(request))
-        except grpc.aio.AioRpcError as error:
-            raise LobbyError(f"JoinPrivateTable {code!r}", error) from None
-
-    async def spectate(self, table_id: str) -> Assignment:
-        """A spectator's assignment (seat -1, public view only) for a running table."""
-        try:
-            response = await self.stub.Spectate(lobby_pb2.SpectateRequest(table_id=table_id), timeout=self.call_timeout)
-        except grpc.aio.AioRpcError as error:
-            raise LobbyError(f"Spectate {table_id!r}", error) from None
-        return Assignment.from_proto(response)
-
-    async def lookup_table(self, table_id: str) -> str:
-        """The endpoint serving `table_id` now; a restarted room may have
-        moved. Raises TableNotRunning while no room serves it."""
-        request = lobby_pb2.LookupTableRequest(table_id=table_id)
-        try:
-            location = await self.stub.LookupTable(request, timeout=self.call_timeout)
-        except grpc.aio.AioRpcError as error:
-            raise LobbyError(f"LookupTable {table_id!r}", error) from None
-        if not location.running or not location.endpoint:
-            raise TableNotRunning(f"table {table_id} is not served by any room now")
-        return location.endpoint
-
-
-# -- one seat's table stream -------------------------------------------------
-
-
-def _backoff_s(retries: int) -> float:
-    """The wait before trying a table again after `retries` tries that failed
-    (connections, or streams dropped before their first message): none before
-    the first retry of a stream, then doubling from _FIRST_BACKOFF_S up to
-    _MAX_BACKOFF_S."""
-    return 0.0 if retries == 0 else min(_FIRST_BACKOFF_S * 2 ** (retries - 1), _MAX_BACKOFF_S)
-
-
-class TableSession:
+class TableSession(SessionCounts):
     """One player's (or spectator's) `Table.Play` stream and the view it keeps.
 
     Create it with `await TableSession.connect(assignment, lobby)`. The view
@@ -462,7 +132,9 @@ class TableSession:
     hello; the table mixes a seat's first into its deal.
 
     `ack_every` (default ACK_EVERY): a view in step is acked every this many
-    changes; a mismatch is acked at once, whatever it is."""
+    changes; a mismatch is acked at once, whatever it is.
+
+    Its parts: a TableReplica (the view) and a TableStream (keeping the stream going)."""
 
     def __init__(
         self,
@@ -480,54 +152,18 @@ class TableSession:
     ) -> None:
         if ack_every < 1:
             raise ValueError(f"ack_every is at least 1 (every change), got {ack_every}")
+        super().__init__()
         self.assignment = assignment
         self.entropy = os.urandom(32) if entropy is None else entropy
-        self.table_id = assignment.table_id
-        self.endpoint = assignment.endpoint
-        self.result: GameResult | None = None
-        self.desyncs = 0
-        self.rejects = 0
-        self.gaps = 0
-        self.reconnects = 0
-        self.stream_rejections = 0
-        self.hashes_checked = 0
         self.received: list[bytes] = []
-        self._read_delay_s = read_delay_s
-        self._ack_every = ack_every
-        # The seq of the last ack sent or snapshot taken: the next in-step ack
-        # is due `ack_every` changes after it.
-        self._acked_seq = 0
-        self._lobby = lobby
-        self._tls_root_cert = tls_root_cert if tls_root_cert is not None or lobby is None else lobby.tls_root_cert
-        self._auto_reconnect = auto_reconnect
         self._record = record
-        self._connect_timeout = connect_timeout
-        self._max_connect_attempts = max_connect_attempts
-        self._seat = assignment.seat
-        self._view: View = {}
-        self._seq = 0
-        self._have_view = False
-        # False from a delta whose hash differs from the host's (or that did
-        # not apply) until the snapshot that answers it: the view is not the
-        # host's meanwhile, and no request is handed out from it.
-        self._in_step = True
-        self._channel: grpc.aio.Channel | None = None
-        self._call: grpc.aio.StreamStreamCall | None = None
-        self._reader: asyncio.Task[None] | None = None
-        self._recovery: asyncio.Task[None] | None = None
-        self._opening = False
-        self._closed = False
-        self._failure: SessionDisconnected | None = None
-        # Automatic reconnects since a message last proved a stream healthy.
-        # After the first, each waits a growing backoff and they stop at the
-        # connect attempts: a room that accepts and drops at once cannot loop
-        # us, while one that is only crowded (its server cancelling calls it
-        # has no room to hold) is tried again until it takes the stream.
-        self._empty_reconnects = 0
-        self._pending: dict[str, _Pending] = {}
-        self._write_lock = asyncio.Lock()
-        self._changed = asyncio.Event()
-        self._subscribers: list[asyncio.Queue[ViewUpdate]] = []
+        self._replica = TableReplica(assignment.table_id, assignment.seat, ack_every, self)
+        self._stream = TableStream(
+            assignment, self.entropy, self._replica, lobby, self, auto_reconnect=auto_reconnect,
+            received=self.received if record else None, connect_timeout=connect_timeout,
+            max_connect_attempts=max_connect_attempts, read_delay_s=read_delay_s,
+            tls_root_cert=tls_root_cert if tls_root_cert is not None or lobby is None else lobby.tls_root_cert,
+        )
 
     @classmethod
     async def connect(
@@ -553,22 +189,13 @@ class TableSession:
         is noticed fast); `snapshot_timeout` bounds the wait for the first
         snapshot once connected, which a room busy opening hundreds of tables
         at once can take seconds to send."""
-        session = cls(
-            assignment,
-            lobby,
-            auto_reconnect=auto_reconnect,
-            record=record,
-            connect_timeout=connect_timeout,
-            max_connect_attempts=max_connect_attempts,
-            tls_root_cert=tls_root_cert,
-            read_delay_s=read_delay_s,
-            entropy=entropy,
-            ack_every=ack_every,
-        )
+        session = cls(assignment, lobby, auto_reconnect=auto_reconnect, record=record, connect_timeout=connect_timeout,
+                      max_connect_attempts=max_connect_attempts, tls_root_cert=tls_root_cert,
+                      read_delay_s=read_delay_s, entropy=entropy, ack_every=ack_every)
         try:
-            await session._open_with_retry(lookup_first=False)
+            await session._stream.connection.open_with_retry(lookup_first=False)
             await session._wait_until(
-                lambda: True if session._have_view or session.result is not None else _NOT_YET,
+                lambda: True if session._replica.have_view or session.result is not None else NOT_YET,
                 snapshot_timeout,
                 what=f"the first snapshot of table {assignment.table_id}",
             )
@@ -589,23 +216,41 @@ class TableSession:
     def view(self) -> View:
         """The current view. Never mutated in place (each change builds a new
         map), so a caller may keep a reference as a consistent snapshot."""
-        return self._view
+        return self._replica.view
 
     @property
     def seq(self) -> int:
-        return self._seq
+        return self._replica.seq
 
     @property
     def seat(self) -> int:
-        return self._seat
+        return self._replica.seat
+
+    @property
+    def table_id(self) -> str:
+        return self._replica.table_id
+
+    @property
+    def endpoint(self) -> str:
+        return self._stream.connection.endpoint
 
     @property
     def connected(self) -> bool:
-        return self._call is not None
+        return self._stream.connection.call is not None
+
+    @property
+    def result(self) -> GameResult | None:
+        return self._replica.result
 
     @property
     def game_over(self) -> bool:
-        return self.result is not None
+        return self._replica.result is not None
+
+    @property
+    def failure(self) -> SessionDisconnected | None:
+        """Why the session stopped (what its next call would raise), or None
+        while it is usable."""
+        return self._stream.failure
 
     def received_game(self) -> ReceivedGame:
         """What this session received, for verifying the game once it is over
@@ -620,9 +265,7 @@ class TableSession:
         """A queue that receives every change from now on, for callers that
         must see each move (a terminal narrating the game), not just the
         latest view."""
-        queue: asyncio.Queue[ViewUpdate] = asyncio.Queue()
-        self._subscribers.append(queue)
-        return queue
+        return self._replica.subscribe()
 
     # -- waiting and acting --------------------------------------------------
 
@@ -632,26 +275,25 @@ class TableSession:
         actions, the deadline, and for a large choice its description), or
         None; None too while the view is out of step with the host's (a
         desync, until its snapshot arrives): nothing to act on from it."""
-        request = self._view.get("request") if self._in_step else None
-        return request if isinstance(request, dict) else None
+        return self._replica.request
 
     @property
     def in_step(self) -> bool:
         """False from a delta that did not give the host's view (its hash
         differed, or it did not apply) until the host's snapshot arrives."""
-        return self._in_step
+        return self._replica.in_step
 
     @property
     def dealt(self) -> bool:
         """Whether the table has dealt: its view is the game's, no longer the
         table waiting for every seat's hello (docs/protocol.md, "The deal")."""
-        return self._have_view and self._view.get("stage") != DEALING_STAGE
+        return self._replica.dealt
 
     async def wait_dealt(self, timeout: float | None = None) -> View:
         """The first view of the dealt game (at once if it is dealt already):
         what to read a hand or a first player from after `connect`, which
         may return with the table still waiting for the other seats."""
-        return await self._wait_until(lambda: self._view if self.dealt or self.result is not None else _NOT_YET,
+        return await self._wait_until(lambda: self.view if self.dealt or self.result is not None else NOT_YET,
                                       timeout, what=f"the deal of table {self.table_id}")
 
     async def wait_for_request(self, after_seq: int = -1, timeout: float | None = None) -> View | None:
@@ -666,11 +308,11 @@ class TableSession:
         def ready() -> View | None:
             if self.result is not None:
                 return None
-            if self._seq > after_seq and self.request is not None:
-                return self._view
-            return _NOT_YET
+            if self.seq > after_seq and self.request is not None:
+                return self.view
+            return NOT_YET
 
-        return await self._wait_until(ready, timeout, what=f"a request for seat {self._seat}")
+        return await self._wait_until(ready, timeout, what=f"a request for seat {self.seat}")
 
     async def commit(self, action: dict[str, Any], act_id: str | None = None, timeout: float = 10.0) -> CommitOutcome:
         """Send one action and return its outcome; a rejection is an outcome,
@@ -680,468 +322,42 @@ class TableSession:
         is lost for good, ValueError for an act_id that is already in flight
         or of the wrong length (1 to 64 bytes of UTF-8)."""
         act_id = uuid.uuid4().hex if act_id is None else act_id
-        if not 1 <= len(act_id.encode()) <= MAX_ACT_ID_LENGTH:
-            raise ValueError(f"an act_id has 1 to {MAX_ACT_ID_LENGTH} bytes of UTF-8, got {len(act_id.encode())}")
-        if act_id in self._pending:
-            raise ValueError(f"commit {act_id!r} is already waiting for its outcome")
-        pending = _Pending(asyncio.get_running_loop().create_future(), encode_action(action))
-        self._pending[act_id] = pending
+        pending = self._replica.expect(act_id, action)
         started = time.perf_counter()
         try:
             # A failed write is not an error here: a reconnect sends every
             # pending commit again, and otherwise the wait below reports why.
-            await self._send(table_pb2.ClientMessage(commit=table_pb2.Commit(act_id=act_id, action=pending.action)))
-            outcome = await self._wait_until(
-                lambda: pending.future.result() if pending.future.done() else _NOT_YET,
-                timeout,
-                what=f"the outcome of commit {act_id}",
-            )
+            await self._stream.connection.send(
+                table_pb2.ClientMessage(commit=table_pb2.Commit(act_id=act_id, action=pending.action)))
+            outcome = await self._wait_until(lambda: pending.future.result() if pending.future.done() else NOT_YET,
+                                             timeout, what=f"the outcome of commit {act_id}")
         finally:
-            del self._pending[act_id]
+            self._replica.forget(act_id)
         return dataclasses.replace(outcome, round_trip_s=time.perf_counter() - started)
 
     async def wait_game_over(self, timeout: float | None = None) -> GameResult:
         """The game's result once GameOver arrived."""
-        return await self._wait_until(
-            lambda: self.result if self.result is not None else _NOT_YET,
-            timeout,
-            what=f"the end of the game at table {self.table_id}",
-        )
+        return await self._wait_until(lambda: self.result if self.result is not None else NOT_YET, timeout,
+                                      what=f"the end of the game at table {self.table_id}")
+
+    async def _wait_until(self, ready: Callable[[], T], timeout: float | None, *, what: str) -> T:
+        return await self._replica.wait_until(ready, timeout, what=what, check_usable=self._stream.raise_if_unusable)
 
     # -- connection control --------------------------------------------------
 
     async def drop(self) -> None:
         """Cut the stream abruptly, as a network failure would, without any
         automatic reconnect: tests of `reconnect()` start here."""
-        await self._teardown()
-        self._notify()
+        await self._stream.drop()
 
     async def reconnect(self) -> None:
         """Reopen the stream with Hello{last_seq}: the room replays the
         missing deltas or sends a snapshot. An unreachable endpoint is retried
         with bounded backoff, asking the lobby (if given) where the table is
         served now. Raises TableUnreachable when every attempt failed."""
-        if self._closed:
-            raise SessionDisconnected(f"the session for table {self.table_id} is closed")
-        recovery = self._recovery
-        if recovery is not None and recovery is not asyncio.current_task():
-            await asyncio.wait([recovery])
-            if self._call is not None:
-                return
-        await self._teardown()
-        self._failure = None
-        self._empty_reconnects = 0  # asked for: the automatic reconnects start afresh
-        try:
-            await self._open_with_retry(lookup_first=False)
-        except SessionDisconnected as error:
-            self._fail(error)
-            raise
-        self.reconnects += 1
+        await self._stream.reconnect()
 
     async def close(self) -> None:
         """End the stream politely (half-close, so the room logs a client
         that left) and release the channel. Waiters get SessionDisconnected."""
-        if self._closed:
-            return
-        self._closed = True
-        if self._recovery is not None and self._recovery is not asyncio.current_task():
-            self._recovery.cancel()
-            await asyncio.wait([self._recovery])
-        call = self._call
-        if call is not None and not call.done():
-            try:
-                await asyncio.wait_for(self._half_close(call), _HALF_CLOSE_TIMEOUT_S)
-            except (grpc.aio.AioRpcError, asyncio.InvalidStateError, TimeoutError):
-                pass  # the stream is going away either way
-        await self._teardown()
-        self._notify()
-
-    async def _half_close(self, call: grpc.aio.StreamStreamCall) -> None:
-        async with self._write_lock:
-            await call.done_writing()
-
-    # -- internals: connecting -----------------------------------------------
-
-    async def _open_with_retry(self, lookup_first: bool) -> None:
-        self._opening = True
-        try:
-            endpoint = self.endpoint
-            if lookup_first:
-                endpoint = await self._lookup() or endpoint
-            failure = ""
-            for attempt in range(1, self._max_connect_attempts + 1):
-                try:
-                    await self._open(endpoint)
-                    return
-                except _Unreachable as error:
-                    failure = str(error)
-                    log.info("table=%s seat=%d attempt %d: %s", self.table_id, self._seat, attempt, failure)
-                if attempt == self._max_connect_attempts:
-                    break
-                await asyncio.sleep(_backoff_s(attempt))
-                endpoint = await self._lookup() or endpoint
-            raise TableUnreachable(
-                f"table {self.table_id} unreachable after {self._max_connect_attempts} attempts; last: {failure}"
-            )
-        finally:
-            self._opening = False
-            self._notify()
-
-    async def _lookup(self) -> str | None:
-        if self._lobby is None:
-            return None
-        try:
-            endpoint = await self._lobby.lookup_table(self.table_id)
-        except (LobbyError, TableNotRunning) as error:
-            log.info("table=%s: lookup failed: %s", self.table_id, error)
-            return None
-        if endpoint != self.endpoint:
-            log.info("table=%s moved from %s to %s", self.table_id, self.endpoint, endpoint)
-        return endpoint
-
-    async def _open(self, endpoint: str) -> None:
-        """Connect, open Play, say Hello with the last seq held, send again
-        every commit still waiting for its outcome, then start reading.
-
-        The reader starts last so that a stream failing at once cannot start
-        a recovery while this attempt is still running."""
-        channel = open_channel(endpoint, self._tls_root_cert, _OWN_CONNECTION)
-        problem = await _connection_problem(channel, self._connect_timeout)
-        if problem is not None:
-            await channel.close()
-            raise _Unreachable(f"no connection to {endpoint}: {problem}")
-        # No response deserializer: the reader gets each message's wire bytes.
-        play = channel.stream_stream(_PLAY_METHOD, request_serializer=table_pb2.ClientMessage.SerializeToString)
-        call = play()
-        hello = table_pb2.Hello(seat_token=self.assignment.seat_token, last_seq=self._seq, entropy=self.entropy)
-        try:
-            async with self._write_lock:
-                await call.write(table_pb2.ClientMessage(hello=hello))
-                for act_id, pending in list(self._pending.items()):
-                    if not pending.future.done():
-                        commit = table_pb2.Commit(act_id=act_id, action=pending.action)
-                        await call.write(table_pb2.ClientMessage(commit=commit))
-        except (grpc.aio.AioRpcError, asyncio.InvalidStateError) as error:
-            call.cancel()
-            await channel.close()
-            raise _Unreachable(f"{endpoint} ended the stream at the hello: {error}") from None
-        except BaseException:
-            call.cancel()
-            await channel.close()
-            raise
-        self._channel, self._call, self.endpoint = channel, call, endpoint
-        self._reader = asyncio.create_task(self._read_stream(call), name=f"table {self.table_id} seat {self._seat}")
-        log.debug("table=%s seat=%d opened at %s last_seq=%d", self.table_id, self._seat, endpoint, self._seq)
-
-    async def _send(self, message: table_pb2.ClientMessage) -> bool:
-        """Write on the current stream; False when there is none to write on.
-        Writes are serialized: grpc.aio allows one write at a time."""
-        async with self._write_lock:
-            call = self._call
-            if call is None or call.done():
-                return False
-            try:
-                await call.write(message)
-            except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
-                return False
-            except asyncio.CancelledError:
-                # grpc.aio raises CancelledError for a call cancelled by
-                # drop() or close(); only our own cancellation propagates.
-                task = asyncio.current_task()
-                if task is not None and task.cancelling():
-                    raise
-                return False
-            return True
-
-    async def _teardown(self) -> None:
-        """Forget the current stream first, so its reader's end is ignored."""
-        call, channel, reader = self._call, self._channel, self._reader
-        self._call = self._channel = self._reader = None
-        if call is not None:
-            call.cancel()
-        if reader is not None and reader is not asyncio.current_task():
-            reader.cancel()
-            await asyncio.wait([reader])
-        if channel is not None:
-            await channel.close()
-
-    # -- internals: reading --------------------------------------------------
-
-    async def _read_stream(self, call: grpc.aio.StreamStreamCall) -> None:
-        refused: str | None = None
-        resync = replaced = moved = administered = False
-        try:
-            while True:
-                if self._read_delay_s:
-                    await asyncio.sleep(self._read_delay_s)
-                raw = await call.read()
-                if raw is grpc.aio.EOF:
-                    why = "the host ended the stream"
-                    break
-                if self._record:
-                    self.received.append(raw)
-                message = table_pb2.ServerMessage.FromString(raw)
-                refused = self._refusal(message) or refused
-                await self._dispatch(message)
-        except grpc.aio.AioRpcError as error:
-            why = f"{error.code().name}: {error.details()}"
-            replaced = error.code() == grpc.StatusCode.ABORTED
-            # The room does not serve the table (any more): it moved, or is moving.
-            moved = error.code() == grpc.StatusCode.NOT_FOUND
-            administered = error.code() in ADMINISTRATORS_ENDINGS
-        except asyncio.CancelledError:
-            # grpc.aio reports a call cancelled on this side (its channel
-            # closed under it) as CancelledError; only ours is a real cancel.
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise
-            why = "the call was cancelled on the client side"
-        except _Resync as gap:
-            why, resync = str(gap), True
-        except (ValueError, TypeError) as error:
-            # Bytes that do not decode, a view that is not a map: nothing
-            # after this on the stream can be trusted either.
-            self._fail(ProtocolViolation(f"table {self.table_id} sent an invalid message: {error}"))
-            await self._teardown()
-            return
-        await self._stream_ended(call, why, resync=resync, refused=refused, replaced=replaced, moved=moved,
-                                 administered=administered)
-
-    async def _stream_ended(
-        self, call: grpc.aio.StreamStreamCall, why: str, *, resync: bool, refused: str | None, replaced: bool = False,
-        moved: bool = False, administered: bool = False,
-    ) -> None:
-        """What to do once a stream ended: finished, replaced, resynced, or
-        reconnected with backoff. A refused seat token is asked about once
-        (the lobby may know a new endpoint); a refusal because the room does
-        not serve the table (`moved`) is asked about on every try while the
-        lobby says the table is between rooms (served nowhere for a moment),
-        and ends the session with TableClosed once it knows no such table."""
-        if call is not self._call or self._closed:
-            return  # a stream already replaced, dropped or closed on purpose
-        await self._teardown()
-        if self.result is not None:
-            self._notify()  # the game is over: the room closing streams is the normal end
-            return
-        if administered:
-            self._fail(ClosedByAdministrator(f"table {self.table_id}, seat {self._seat}: {why}"))
-        elif refused is not None and moved and await self._table_gone():
-            closed = TableClosed if self.dealt else TableCancelled
-            self._fail(closed(f"table {self.table_id} was closed and no room serves it any more ({why})"))
-        elif replaced:
-            self._fail(StreamReplaced(f"another stream for seat {self._seat} of table {self.table_id} took over ({why})"))
-        elif resync:
-            log.info("table=%s seat=%d resync from seq %d: %s", self.table_id, self._seat, self._seq, why)
-            self._recovery = asyncio.create_task(self._recover(lookup_first=False))
-        elif refused is not None and (self._lobby is None or not self._auto_reconnect
-                                      or (self._empty_reconnects > 0 and not moved)):
-            self._fail(SeatTokenRejected(f"table {self.table_id} refused the seat token: {refused}"))
-        elif self._auto_reconnect and self._empty_reconnects < self._max_connect_attempts:
-            delay_s = _backoff_s(self._empty_reconnects)
-            self._empty_reconnects += 1
-            log.info("table=%s seat=%d stream ended (%s); reconnecting in %.2f s", self.table_id, self._seat, why,
-                     delay_s)
-            # A refused hello may mean this endpoint now serves another table:
-            # ask the lobby where ours went before trying again.
-            self._recovery = asyncio.create_task(self._recover(lookup_first=refused is not None, delay_s=delay_s))
-        else:
-            self._fail(
-                SessionDisconnected(f"stream to table {self.table_id} at {self.endpoint} ended ({why}); call reconnect()")
-            )
-        self._notify()
-
-    async def _table_gone(self) -> bool:
-        """Whether the lobby says no room will serve the table again (it
-        finished or was closed), rather than that it is between rooms."""
-        if self._lobby is None:
-            return False  # nobody to ask: a refused token, as any other
-        try:
-            await self._lobby.lookup_table(self.table_id)
-        except TableNotRunning:
-            return False  # it resumes in another room
-        except LobbyError as error:
-            return error.code == grpc.StatusCode.NOT_FOUND
-        return False
-
-    async def _recover(self, lookup_first: bool, delay_s: float = 0.0) -> None:
-        try:
-            if delay_s > 0:
-                await asyncio.sleep(delay_s)  # backoff before trying a room that dropped a new stream
-            await self._open_with_retry(lookup_first)
-            self.reconnects += 1
-        except SessionDisconnected as error:
-            self._fail(error)
-        finally:
-            self._recovery = None
-            self._notify()
-
-    def _refusal(self, message: table_pb2.ServerMessage) -> str | None:
-        if message.WhichOneof("kind") != "rejection":
-            return None
-        rejection = message.rejection
-        if rejection.act_id or rejection.reason != table_pb2.REJECT_REASON_BAD_TOKEN:
-            return None
-        return rejection.message
-
-    async def _dispatch(self, message: table_pb2.ServerMessage) -> None:
-        kind = message.WhichOneof("kind")
-        if kind == "delta":
-            await self._on_delta(message.delta)
-        elif kind == "snapshot":
-            self._on_snapshot(message.snapshot)
-        elif kind == "rejection":
-            self._on_rejection(message.rejection)
-        elif kind == "accepted":
-            accepted = message.accepted
-            self._resolve(accepted.act_id, CommitOutcome(accepted.act_id, True, accepted.seq, duplicate=True))
-        elif kind == "game_over":
-            self._on_game_over(message.game_over)
-        else:
-            log.warning("table=%s: ignoring a server message of unknown kind %r", self.table_id, kind)
-            return
-        self._notify()
-
-    def _on_snapshot(self, snapshot: table_pb2.Snapshot) -> None:
-        view = decode(snapshot.view)
-        if not isinstance(view, dict):
-            raise TypeError(f"a snapshot's view is a map, got {type(view).__name__}")
-        previous = self._view if self._have_view else None
-        self._view, self._seq, self._have_view = view, snapshot.seq, True
-        self._acked_seq = snapshot.seq  # a snapshot needs no ack
-        self._in_step = True  # the host's view, whole (a mismatch below is this codec's fault)
-        self._seat = snapshot.seat
-        self.table_id = snapshot.table_id or self.table_id
-        self._empty_reconnects = 0
-        self.hashes_checked += 1
-        if view_hash(view) != snapshot.view_hash:
-            self.desyncs += 1
-            log.warning("table=%s seat=%d seq=%d: snapshot hash mismatch", self.table_id, self._seat, self._seq)
-        self._publish(ViewUpdate("snapshot", snapshot.seq, view, previous))
-
-    async def _on_delta(self, delta: table_pb2.Delta) -> None:
-        if delta.seq <= self._seq and self._have_view:
-            return  # replayed after a reconnect and already applied
-        if not self._have_view or delta.seq != self._seq + 1:
-            self.gaps += 1
-            raise _Resync(f"expected seq {self._seq + 1}, got {delta.seq}")
-        previous = self._view
-        try:
-            view = apply_delta(previous, decode(delta.delta))
-            computed = view_hash(view)
-            applied = True
-        except (ValueError, TypeError) as error:
-            # Keep the old view; the mismatching ack below brings a snapshot.
-            log.warning("table=%s seat=%d seq=%d: delta does not apply: %s", self.table_id, self._seat, delta.seq, error)
-            view, computed, applied = previous, _UNCOMPUTED_HASH, False
-        self._view, self._seq = view, delta.seq
-        self._empty_reconnects = 0
-        self.hashes_checked += 1
-        self._in_step = applied and computed == delta.view_hash
-        if not self._in_step:
-            self.desyncs += 1
-            log.warning("table=%s seat=%d seq=%d act_id=%s: view hash mismatch (desync)",
-                        self.table_id, self._seat, delta.seq, delta.act_id)
-        if delta.act_id:
-            self._resolve(delta.act_id, CommitOutcome(delta.act_id, True, delta.seq))
-        # Published before the ack's write yields, so no one sees the new
-        # view without its update already queued.
-        self._publish(ViewUpdate("delta", delta.seq, view, previous, delta.act_id, delta.automatic))
-        # Wake waiters before the ack's write: the seat whose turn this delta
-        # gives should not wait behind it.
-        self._notify()
-        if not self._in_step or delta.seq - self._acked_seq >= self._ack_every:
-            self._acked_seq = delta.seq
-            await self._send(table_pb2.ClientMessage(ack=table_pb2.Ack(seq=delta.seq, view_hash=computed)))
-
-    def _on_rejection(self, rejection: table_pb2.Rejection) -> None:
-        pending = self._pending.get(rejection.act_id) if rejection.act_id else None
-        if pending is not None and not pending.future.done():
-            self.rejects += 1
-            pending.future.set_result(
-                CommitOutcome(rejection.act_id, False, reason=rejection.reason, message=rejection.message)
-            )
-        elif not rejection.act_id:
-            self.stream_rejections += 1
-            log.info("table=%s seat=%d: host refused a message: %s (%s)", self.table_id, self._seat,
-                     rejection.message, reject_reason_name(rejection.reason))
-
-    def _on_game_over(self, game_over: table_pb2.GameOver) -> None:
-        result = decode(game_over.result) if game_over.result else {}
-        if not isinstance(result, dict):
-            raise TypeError(f"a game's result is a map, got {type(result).__name__}")
-        self.result = GameResult(game_over.winner, list(game_over.scores), result, game_over.seq)
-        self._empty_reconnects = 0
-        self._publish(ViewUpdate("game_over", game_over.seq, self._view))
-
-    def _resolve(self, act_id: str, outcome: CommitOutcome) -> None:
-        pending = self._pending.get(act_id)
-        if pending is not None and not pending.future.done():
-            pending.future.set_result(outcome)
-
-    # -- internals: waking waiters -------------------------------------------
-
-    def _publish(self, update: ViewUpdate) -> None:
-        for queue in self._subscribers:
-            queue.put_nowait(update)
-
-    def _notify(self) -> None:
-        """Wake every waiter; each re-checks its condition."""
-        self._changed.set()
-        self._changed = asyncio.Event()
-
-    @property
-    def failure(self) -> SessionDisconnected | None:
-        """Why the session stopped (what its next call would raise), or None
-        while it is usable."""
-        return self._failure
-
-    def _fail(self, error: SessionDisconnected) -> None:
-        self._failure = error
-        log.warning("table=%s seat=%d: %s", self.table_id, self._seat, error)
-        self._publish(ViewUpdate("disconnected", self._seq, self._view))
-        self._notify()
-
-    def _raise_if_unusable(self) -> None:
-        if self._failure is not None:
-            raise self._failure
-        if self._closed:
-            raise SessionDisconnected(f"the session for table {self.table_id} is closed")
-        if self._call is None and not self._opening and self._recovery is None:
-            raise SessionDisconnected(f"not connected to table {self.table_id}; call reconnect()")
-
-    async def _wait_until(self, ready: Callable[[], T], timeout: float | None, *, what: str) -> T:
-        """Return `ready()` once it is not _NOT_YET; raise if the session
-        can no longer get there, or TimeoutError naming `what` in time."""
-        try:
-            async with asyncio.timeout(timeout):
-                while True:
-                    changed = self._changed
-                    value = ready()
-                    if value is not _NOT_YET:
-                        return value
-                    self._raise_if_unusable()
-                    await changed.wait()
-        except TimeoutError:
-            raise TimeoutError(f"waited {timeout:g}s for {what} (table {self.table_id}, seq {self._seq})") from None
-
-
-async def _connection_problem(channel: grpc.aio.Channel, timeout: float) -> str | None:
-    """None once the channel is connected, else why not. A refused connection
-    shows as TRANSIENT_FAILURE at once; `channel_ready()` would keep retrying
-    on gRPC's own backoff until the timeout, delaying the lobby lookup that
-    finds a moved room."""
-    try:
-        async with asyncio.timeout(timeout):
-            state = channel.get_state(try_to_connect=True)
-            while state != grpc.ChannelConnectivity.READY:
-                if state in (grpc.ChannelConnectivity.TRANSIENT_FAILURE, grpc.ChannelConnectivity.SHUTDOWN):
-                    return "connection failed"
-                await channel.wait_for_state_change(state)
-                state = channel.get_state(try_to_connect=True)
-    except TimeoutError:
-        return f"not connected within {timeout:g}s"
-    return None
-
-
-class _Resync(Exception):
-    """A delta skipped a seq: reopen the stream from the last seq held."""
+        await self._stream.close()

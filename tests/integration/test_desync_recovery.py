@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from tablehost.clients import sdk
+from tablehost.clients import table_replica
 from tablehost.clients.codec import DeltaError
 from tests.integration.conftest import HostThread, run
 from tests.integration.support import close_all, play_randomly, seat_table, table_status, wait_until
@@ -26,7 +26,7 @@ def test_a_client_out_of_step_gets_the_hosts_view_back_and_plays_on(host: HostTh
             actor = next(s for s in sessions if s.request is not None)
             watcher = next(s for s in sessions if s is not actor)
             failing = {"left": 1}
-            applying = sdk.apply_delta
+            applying = table_replica.apply_delta
 
             def fails_once_for_the_watcher(view, delta):
                 if view is watcher.view and failing["left"]:
@@ -34,7 +34,7 @@ def test_a_client_out_of_step_gets_the_hosts_view_back_and_plays_on(host: HostTh
                     raise DeltaError("injected: this client's codec failed")
                 return applying(view, delta)
 
-            monkeypatch.setattr(sdk, "apply_delta", fails_once_for_the_watcher)
+            monkeypatch.setattr(table_replica, "apply_delta", fails_once_for_the_watcher)
             seq = actor.seq
             outcome = await actor.commit(actor.request["legal_actions"][0])
             assert outcome.accepted

@@ -105,7 +105,7 @@ def test_a_replaced_stream_is_not_reopened_and_the_session_says_why() -> None:
     failure, session, hellos = run(scenario())
     assert "another stream for seat 1" in str(failure)
     # The decision not to reconnect is made where the stream ends: no attempt is under way.
-    assert hellos == 1 and session.reconnects == 0 and session._recovery is None
+    assert hellos == 1 and session.reconnects == 0 and session._stream._recovery is None
 
 
 def test_new_streams_cancelled_before_a_message_are_tried_again_until_one_is_taken() -> None:
@@ -116,7 +116,7 @@ def test_new_streams_cancelled_before_a_message_are_tried_again_until_one_is_tak
         try:
             session = await TableSession.connect(assignment_at(table.target))
             await wait_until(lambda: len(table.hellos) == 5 and session.reconnects == 4, timeout=20)
-            return session, len(table.hellos), session._call is not None
+            return session, len(table.hellos), session.connected
         finally:
             if session is not None:
                 await session.close()
@@ -124,7 +124,7 @@ def test_new_streams_cancelled_before_a_message_are_tried_again_until_one_is_tak
 
     session, hellos, streaming = run(scenario())
     # The first stream, three cancelled before a message, and the one the room took.
-    assert hellos == 5 and streaming and session.seq == 7 and session._failure is None
+    assert hellos == 5 and streaming and session.seq == 7 and session.failure is None
 
 
 def test_a_room_that_keeps_cancelling_new_streams_is_given_up_after_the_connect_attempts() -> None:
@@ -134,7 +134,7 @@ def test_a_room_that_keeps_cancelling_new_streams_is_given_up_after_the_connect_
         session = None
         try:
             session = await TableSession.connect(assignment_at(table.target), max_connect_attempts=3)
-            await wait_until(lambda: session._failure is not None, timeout=20)
+            await wait_until(lambda: session.failure is not None, timeout=20)
             with pytest.raises(SessionDisconnected) as failure:
                 await session.wait_for_request(timeout=1)
             return failure.value, len(table.hellos)

@@ -25,17 +25,18 @@ def snapshot(seq: int, view: dict) -> table_pb2.Snapshot:
 def test_no_request_is_offered_between_a_desync_and_the_snapshot() -> None:
     async def scenario() -> list[tuple[bool, dict | None]]:
         playing = TableSession(Assignment("t-1", "127.0.0.1:1", 0, "token", "bigtwo", ("a", "b"), "ticket"))
+        replica = playing._replica
         seen = []
-        playing._on_snapshot(snapshot(3, ASKED))
+        replica.on_snapshot(snapshot(3, ASKED))
         seen.append((playing.in_step, playing.request))
         # A delta that applies, but whose result is not the host's view (its hash differs) ...
-        await playing._on_delta(table_pb2.Delta(seq=4, delta=encode([[["hand"], ["3C", "4D"]]]), view_hash="f" * 64))
+        replica.on_delta(table_pb2.Delta(seq=4, delta=encode([[["hand"], ["3C", "4D"]]]), view_hash="f" * 64))
         seen.append((playing.in_step, playing.request))
         # ... one that does not apply at all (it deletes what the view does not have) ...
-        await playing._on_delta(table_pb2.Delta(seq=5, delta=encode([[["missing"]]]), view_hash="0" * 64))
+        replica.on_delta(table_pb2.Delta(seq=5, delta=encode([[["missing"]]]), view_hash="0" * 64))
         seen.append((playing.in_step, playing.request))
         # ... and the host's snapshot.
-        playing._on_snapshot(snapshot(5, ASKED_AGAIN))
+        replica.on_snapshot(snapshot(5, ASKED_AGAIN))
         seen.append((playing.in_step, playing.request))
         assert playing.desyncs == 2
         return seen
@@ -64,15 +65,16 @@ def test_in_step_views_are_acked_every_ack_every_changes_and_a_mismatch_at_once(
     async def scenario() -> list[tuple[int, str]]:
         playing = TableSession(Assignment("t-1", "127.0.0.1:1", 0, "token", "bigtwo", ("a", "b"), "ticket"),
                                ack_every=4)
-        wire = playing._send = _Wire()  # type: ignore[method-assign]
+        stream = playing._stream
+        wire = stream.connection.send = _Wire()  # type: ignore[method-assign]
         view: dict = {"count": 0}
-        playing._on_snapshot(snapshot(0, view))
+        await stream._dispatch(table_pb2.ServerMessage(snapshot=snapshot(0, view)))
         for count in range(1, 10):
             view, delta = _count_delta(view, count)
-            await playing._on_delta(delta)
+            await stream._dispatch(table_pb2.ServerMessage(delta=delta))
         # Seq 10 does not match: acked at once with the hash the session computed.
         wrong = table_pb2.Delta(seq=10, delta=encode([[["count"], 10]]), view_hash="f" * 64)
-        await playing._on_delta(wrong)
+        await stream._dispatch(table_pb2.ServerMessage(delta=wrong))
         assert not playing.in_step
         return wire.acks
 
