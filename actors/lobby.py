@@ -44,6 +44,7 @@ from tablehost.actors.room_supervisor import LOBBY_NAME, NAMESPACE, RoomSupervis
 from tablehost.actors.round_watch import RoundWatch
 from tablehost.actors.table_admin import TableAdmin, TableListing
 from tablehost.actors.table_directory import TableDescription, TableDirectory
+from tablehost.actors.table_mint import TableMint
 from tablehost.actors.table_opener import TableOpener
 from tablehost.actors.tournament_tables import Placing, TournamentTable
 from tablehost.actors.table_results import TableResults, TableState
@@ -88,12 +89,11 @@ class LobbyActor:
         self.rooms = RoomSupervisor(config, self.placement, self.directory, spawn=self._spawn,
                                     on_lost=lambda room, why: self.opener.room_lost(room, why),
                                     on_slots_changed=self._slots_changed)
-        # A restarted lobby counts tables from 1 again: its ids carry a tag of
-        # its incarnation, so none can name a table an earlier incarnation
-        # dealt (still running, or finished and kept in the store).
+        # A restarted lobby counts tables from 1 again, under a tag of its incarnation.
+        mint = TableMint(config.room.run_id, rng, self.seed, fixed_seed=fixed_seed,
+                         id_tag=f"{self.incarnation[:8]}." if restarted else "")
         self.opener = TableOpener(config, catalog, self.placement, self.directory, self.table_admin, self.front_doors,
-                                  self.rooms, rng=rng, seed=self.seed, fixed_seed=fixed_seed,
-                                  id_tag=f"{self.incarnation[:8]}." if restarted else "", spawn=self._spawn)
+                                  self.rooms, mint, spawn=self._spawn)
         self.drains = Drains(config, self.placement, self.rooms, self.opener, self._spawn)
         # Started here, not by a call: a lobby Ray restarted must tidy, watch
         # and place before any front door asks it something.

@@ -25,11 +25,11 @@ from tablehost.actors.placement import Placement, RoomRecord
 from tablehost.actors.room_calls import RoomUnreachable, SeatRequest, TableOpening, TableRequest
 from tablehost.actors.table_admin import TableAdmin
 from tablehost.actors.table_directory import TableDirectory, TableRecord
+from tablehost.actors.table_mint import TableMint
 from tablehost.actors.tournament_tables import (Placing, PlacingRefused, TournamentTable, placed_table,
                                                  tables_between_rooms)
 from tablehost.actors.tokens import SeatClaim, sign_seat_token
 from tablehost.games.engine.fairness import TableSeed
-from tablehost.games.engine.rng import Random
 from tablehost.games.registry import GameCatalog
 from tablehost.v1 import lobby_pb2
 
@@ -78,8 +78,8 @@ class PendingTable:
 
 class TableOpener:
     def __init__(self, config: LobbyConfig, catalog: GameCatalog, placement: Placement, directory: TableDirectory,
-                 table_admin: TableAdmin, front_doors: DoorExchange, rooms: Rooms, *, rng: Random, seed: int,
-                 fixed_seed: bool, id_tag: str, spawn: Callable[[Coroutine[Any, Any, Any]], None]) -> None:
+                 table_admin: TableAdmin, front_doors: DoorExchange, rooms: Rooms, mint: TableMint, *,
+                 spawn: Callable[[Coroutine[Any, Any, Any]], None]) -> None:
         self.config = config
         self.catalog = catalog
         self.placement = placement
@@ -87,14 +87,8 @@ class TableOpener:
         self.table_admin = table_admin
         self.front_doors = front_doors
         self.rooms = rooms
-        self.rng = rng
-        self.seed = seed
-        # A fixed seed derives each table's seed from it (reproducible runs);
-        # a restarted lobby's ids carry `id_tag` so none repeats an earlier one.
-        self._fixed_seed = fixed_seed
-        self._id_tag = id_tag
+        self._mint = mint
         self._spawn = spawn
-        self._table_counter = 0
         self.awaiting_room: deque[PendingTable] = deque()
         # Tables placed in a room and not yet opened there; one open_tables
         # call is in flight per room at a time, and what is placed meanwhile
@@ -117,8 +111,8 @@ class TableOpener:
 
     def confirmed(self, group: Group) -> None:
         """Every front door confirmed the group: it becomes a table."""
-        self.awaiting_room.append(PendingTable(self._new_table_id(group.gathering.key.game), self._table_seed(group),
-                                               group))
+        self.awaiting_room.append(PendingTable(self._mint.table_id(group.gathering.key.game),
+                                               self._mint.seed_for(group), group))
 
     async def place_tournament_tables(self, tables: list[TournamentTable]) -> list[Placing]:
         """Open tables a tournament seated itself (see LobbyActor.place_tables)."""
@@ -327,23 +321,3 @@ class TableOpener:
             entrants.append(Entrant(f"{table.table_id}#{seat}", name, "", key, checked))
         return PendingTable(table.table_id, table.seed, Group(0, gathering, entrants, time.monotonic()),
                             no_show_after_s=table.no_show_after_s)
-
-    def _new_table_id(self, game: str) -> str:
-        self._table_counter += 1
-        # The run keeps a restarted host (same seed, same secret) from dealing
-        # an id an old seat token names.
-        run = self.config.room.run_id
-        return (f"{game}-{run + '-' if run else ''}{self._id_tag}{self._table_counter}"
-                f"-{self.rng.next_u64() & 0xFFFFFF:06x}")
-
-    def _table_seed(self, group: Group) -> TableSeed:
-        """A secret the players can check once the game is over: from the
-        operating system's CSPRNG (the lobby's own PRNG is SplitMix64, whose
-        every output gives its state away). A host started with a fixed seed
-        derives it from that seed and the players' tickets instead, so the
-        same players are dealt the same table whatever else the host did
-        before: reproducible runs and tests, which promise players nothing."""
-        if self._fixed_seed:
-            tickets = "\n".join(sorted(entrant.ticket for entrant in group.entrants))
-            return TableSeed.derived(self.seed.to_bytes(8, "big"), f"table of {tickets}")
-        return TableSeed.new()

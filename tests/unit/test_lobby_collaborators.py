@@ -16,6 +16,7 @@ from tablehost.actors.placement import Placement, RoomRecord
 from tablehost.actors.room_calls import RoomUnreachable, TableOpening, TableRequest, table_record
 from tablehost.actors.table_admin import TableAdmin
 from tablehost.actors.table_directory import TableDirectory
+from tablehost.actors.table_mint import TableMint
 from tablehost.actors.table_opener import MAX_PLACEMENT_ATTEMPTS, TableOpener
 from tablehost.actors.tournament_tables import PlacedTable, Placing, PlacingRefused, TournamentTable
 from tablehost.actors.tokens import verify_seat_token
@@ -119,7 +120,7 @@ def opener_with_rooms(room_ids: list[str]) -> tuple[TableOpener, Rooms, DoorExch
                             on_confirmed=lambda group: opener.confirmed(group))
     tasks: list[asyncio.Task[None]] = []
     opener = TableOpener(CONFIG, exchange.catalog, placement, directory, TableAdmin(directory, placement, lambda: None),
-                         exchange, rooms, rng=Random(7), seed=7, fixed_seed=True, id_tag="",
+                         exchange, rooms, TableMint("", Random(7), 7, fixed_seed=True, id_tag=""),
                          spawn=lambda coroutine: tasks.append(asyncio.get_running_loop().create_task(coroutine)))
     rooms.opener = opener
     return opener, rooms, exchange, tasks
