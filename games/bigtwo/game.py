@@ -18,7 +18,7 @@ from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.flow import Phase, begin_turn, deal_initial_cards, finish_phase
 from tablehost.games.engine.plugin import Action, ActionHandler, Plugin
 from tablehost.games.engine.rules import GameRules
-from tablehost.games.engine.state import State, add_zone, create_zone, move_card, player_hand_zone_id
+from tablehost.games.engine.state import State, add_zone, create_zone, move_card, seat_zone_id
 from tablehost.games.engine.views import View
 
 SEATS = 4
@@ -54,7 +54,7 @@ def score_hands(cards_left: list[int]) -> list[int]:
 
 
 def _hand_zone_id(state: State, seat: int) -> str:
-    return player_hand_zone_id(state["players"][seat]["id"])
+    return seat_zone_id(state, seat, "hand")
 
 
 def _hand(state: State, seat: int) -> list[str]:

@@ -28,7 +28,7 @@ from tablehost.games.duel.deaths import game_result, resolve_deaths
 from tablehost.games.duel.turns import after_step, begin_turn_action, refuse_if
 from tablehost.games.engine.engine import Context
 from tablehost.games.engine.plugin import Action
-from tablehost.games.engine.state import move_card
+from tablehost.games.engine.state import move_card, seat_player_id
 
 # Events of a turn's actions, in the order a move causes them.
 PLAYED = "PLAYED"
@@ -116,7 +116,7 @@ def hero_power(action: Action, ctx: Context) -> None:
     hero["hero_power_used"] = True
     ctx.emit(HERO_POWER_USED, {"seat": seat, "name": spec.name, "target": target})
     if spec.on_play is not None:
-        spec.on_play(ctx, Source(seat, board.player_id(state, seat)), target)
+        spec.on_play(ctx, Source(seat, seat_player_id(state, seat)), target)
     resolve_deaths(ctx)
     after_step(ctx)
 

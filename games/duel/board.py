@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablehost.games.engine.state import State, player_hand_zone_id
+from tablehost.games.engine.state import State, seat_player_id, seat_zone_id
 
 SEATS = 2
 HAND_LIMIT = 10
@@ -47,36 +47,32 @@ def opponent(seat: int) -> int:
     return 1 - seat
 
 
-def player_id(state: State, seat: int) -> str:
-    return state["players"][seat]["id"]
-
-
 def deck_zone(state: State, seat: int) -> str:
-    return f"player:{player_id(state, seat)}:deck"
+    return seat_zone_id(state, seat, "deck")
 
 
 def hand_zone(state: State, seat: int) -> str:
-    return player_hand_zone_id(player_id(state, seat))
+    return seat_zone_id(state, seat, "hand")
 
 
 def board_zone(state: State, seat: int) -> str:
-    return f"player:{player_id(state, seat)}:board"
+    return seat_zone_id(state, seat, "board")
 
 
 def secrets_zone(state: State, seat: int) -> str:
-    return f"player:{player_id(state, seat)}:secrets"
+    return seat_zone_id(state, seat, "secrets")
 
 
 def weapon_zone(state: State, seat: int) -> str:
-    return f"player:{player_id(state, seat)}:weapon"
+    return seat_zone_id(state, seat, "weapon")
 
 
 def graveyard_zone(state: State, seat: int) -> str:
-    return f"player:{player_id(state, seat)}:graveyard"
+    return seat_zone_id(state, seat, "graveyard")
 
 
 def burned_zone(state: State, seat: int) -> str:
-    return f"player:{player_id(state, seat)}:burned"
+    return seat_zone_id(state, seat, "burned")
 
 
 ZONE_KINDS = (
@@ -165,7 +161,7 @@ def is_character(state: State, character_id: object) -> bool:
 
 def characters(state: State, seat: int) -> list[str]:
     """A side's characters: its hero, then its minions left to right."""
-    return [player_id(state, seat), *board(state, seat)]
+    return [seat_player_id(state, seat), *board(state, seat)]
 
 
 def alive(state: State, character_id: str) -> bool:

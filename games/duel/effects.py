@@ -16,7 +16,7 @@ from tablehost.games.duel import timings as duel_timings
 from tablehost.games.duel.cards import CardSpec, PlayEffect, Source
 from tablehost.games.engine.draw import create_draw_card_action
 from tablehost.games.engine.engine import Context
-from tablehost.games.engine.state import State, move_card
+from tablehost.games.engine.state import State, move_card, seat_player_id
 
 T = TypeVar("T")
 
@@ -147,7 +147,7 @@ def create_card(state: State, seat: int, name: str, zone_id: str) -> str:
     """A card an effect makes (a token, the Lucky Coin), with an id of its own."""
     made = state["variables"].setdefault(VAR_TOKENS, [0] * board.SEATS)
     made[seat] += 1
-    card_id = f"{board.player_id(state, seat)}.t{made[seat]:02d}"
+    card_id = f"{seat_player_id(state, seat)}.t{made[seat]:02d}"
     state["variables"][board.VAR_CARDS][card_id] = name
     state["zones"][zone_id]["cards"].append(card_id)
     return card_id
@@ -171,7 +171,7 @@ def draw_cards(ctx: Context, seat: int, count: int = 1) -> None:
     2, 3, ...); a hand already holding 10 burns the card, shown to both."""
     state = ctx.state
     for _ in range(count):
-        player = board.player_id(state, seat)
+        player = seat_player_id(state, seat)
         cards = board.deck(state, seat)
         if not cards:
             hero = board.hero(state, seat)

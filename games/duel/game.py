@@ -37,7 +37,7 @@ from tablehost.games.engine.engine import Context
 from tablehost.games.engine.joins import JoinShape, Text, TextList
 from tablehost.games.engine.plugin import ActionHandler, Plugin
 from tablehost.games.engine.rules import GameRules, Request
-from tablehost.games.engine.state import State, add_zone, create_zone
+from tablehost.games.engine.state import State, add_zone, create_zone, seat_player_id
 from tablehost.games.engine.views import View
 
 MAX_NAME_LENGTH = 64
@@ -76,7 +76,7 @@ def _setup(ctx: Context) -> None:
             cards.append(card_id)
         ctx.random("deck.shuffle").shuffle(cards)
     for order, seat in enumerate((first, board.opponent(first))):
-        ctx.run(create_draw_card_action(board.player_id(state, seat), OPENING_HAND[order],
+        ctx.run(create_draw_card_action(seat_player_id(state, seat), OPENING_HAND[order],
                                         board.deck_zone(state, seat), board.hand_zone(state, seat)))
     variables[VAR_DEADLINE] = ctx.now_ms + variables[VAR_TIMEOUT]
 

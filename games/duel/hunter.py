@@ -22,7 +22,7 @@ from tablehost.games.duel.cards import (
 )
 from tablehost.games.duel.neutral import BEAST
 from tablehost.games.engine.engine import Context
-from tablehost.games.engine.state import State
+from tablehost.games.engine.state import State, seat_player_id
 
 HUNTER = "hunter"
 
@@ -43,7 +43,7 @@ FRIENDLY_BEAST = Targeting("a friendly beast", _friendly_beast)
 
 
 def _steady_shot(ctx: Context, source: Source, target: str | None) -> None:
-    effects.deal_damage(ctx, source.card_id, board.player_id(ctx.state, board.opponent(source.seat)), 2)
+    effects.deal_damage(ctx, source.card_id, seat_player_id(ctx.state, board.opponent(source.seat)), 2)
 
 
 def _set_health_to_1(ctx: Context, source: Source, target: str | None) -> None:
@@ -99,7 +99,7 @@ def _sharpen_on_a_revealed_secret(ctx: Context, source: Source, data: duel_timin
 
 
 def _your_hero_is_attacked(state: State, source: Source, data: duel_timings.AttackDeclared) -> bool:
-    return data.target == board.player_id(state, source.seat)
+    return data.target == seat_player_id(state, source.seat)
 
 
 def _one_of_your_minions_is_attacked(state: State, source: Source, data: duel_timings.AttackDeclared) -> bool:

@@ -17,7 +17,7 @@ from tablehost.games.duel.cards import (
     spell,
 )
 from tablehost.games.engine.engine import Context
-from tablehost.games.engine.state import State
+from tablehost.games.engine.state import State, seat_player_id
 
 MAGE = "mage"
 
@@ -48,7 +48,7 @@ def _gain_attack_when_you_cast(ctx: Context, source: Source, data: duel_timings.
 
 
 def _your_hero_is_attacked(state: State, source: Source, data: duel_timings.AttackDeclared) -> bool:
-    return data.target == board.player_id(state, source.seat)
+    return data.target == seat_player_id(state, source.seat)
 
 
 def _a_minion_attacks_your_hero(state: State, source: Source, data: duel_timings.AttackDeclared) -> bool:

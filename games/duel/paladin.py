@@ -20,7 +20,7 @@ from tablehost.games.duel.cards import (
     weapon,
 )
 from tablehost.games.engine.engine import Context
-from tablehost.games.engine.state import State
+from tablehost.games.engine.state import State, seat_player_id
 
 PALADIN = "paladin"
 
@@ -29,11 +29,11 @@ DEFENDER = minion("Defender", 1, 2, 1, PALADIN, collectible=False)
 
 
 def _restore_6_to_your_hero(ctx: Context, source: Source, target: str | None) -> None:
-    effects.restore_health(ctx, source.card_id, board.player_id(ctx.state, source.seat), 6)
+    effects.restore_health(ctx, source.card_id, seat_player_id(ctx.state, source.seat), 6)
 
 
 def _heal_your_hero_when_it_attacks(ctx: Context, source: Source, data: duel_timings.AttackDeclared) -> None:
-    hero = board.player_id(ctx.state, source.seat)
+    hero = seat_player_id(ctx.state, source.seat)
     if data.attacker == hero:
         effects.restore_health(ctx, source.card_id, hero, 2)
 
@@ -49,11 +49,11 @@ def _a_defender_takes_the_attack(ctx: Context, source: Source, data: duel_timing
 
 
 def _your_hero_takes_damage(state: State, source: Source, data: duel_timings.DamageTaken) -> bool:
-    return data.target == board.player_id(state, source.seat)
+    return data.target == seat_player_id(state, source.seat)
 
 
 def _same_damage_to_the_enemy_hero(ctx: Context, source: Source, data: duel_timings.DamageTaken) -> None:
-    enemy_hero = board.player_id(ctx.state, board.opponent(source.seat))
+    enemy_hero = seat_player_id(ctx.state, board.opponent(source.seat))
     effects.deal_damage(ctx, source.card_id, enemy_hero, data.amount)
 
 

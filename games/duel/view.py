@@ -22,7 +22,7 @@ from tablehost.games.duel import board, legal
 from tablehost.games.duel.catalog import LUCKY_COIN, spec_of
 from tablehost.games.duel.cards import MINION, WEAPON
 from tablehost.games.duel.deaths import game_result
-from tablehost.games.engine.state import State
+from tablehost.games.engine.state import State, seat_player_id
 from tablehost.games.engine.views import View
 
 
@@ -56,7 +56,7 @@ def _hero(state: State, seat: int) -> dict[str, Any]:
         weapon = {"id": equipped, "name": board.card_name(state, equipped), "attack": record["attack"],
                   "durability": record["durability"], "text": spec_of(board.card_name(state, equipped)).text}
     return {
-        "id": board.player_id(state, seat),
+        "id": seat_player_id(state, seat),
         "class": hero["class"],
         "health": hero["health"],
         "max_health": hero["max_health"],

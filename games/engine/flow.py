@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 from tablehost.games.engine import timings
 from tablehost.games.engine.draw import create_draw_card_action
 from tablehost.games.engine.engine import Context
-from tablehost.games.engine.state import State
+from tablehost.games.engine.state import State, seat_player_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,7 @@ def deal_initial_cards(ctx: Context, count: int) -> None:
 
 def draw_phase(ctx: Context, seat: int, count: int = 2) -> None:
     """The draw phase: DRAW_N_CARDS may change how many cards."""
-    player_id = ctx.state["players"][seat]["id"]
+    player_id = seat_player_id(ctx.state, seat)
     data = timings.DrawNCardsData(player_id, count)
     if ctx.fire(timings.DRAW_N_CARDS, data) or data.skipped:
         return

@@ -37,6 +37,17 @@ def player_hand_zone_id(player_id: str) -> str:
     return f"player:{player_id}:hand"
 
 
+def seat_player_id(state: State, seat: int) -> str:
+    """The id of the player at `seat`: the key of its zones and events in the
+    state. Games name seats; this is the one place a seat becomes an id."""
+    return state["players"][seat]["id"]
+
+
+def seat_zone_id(state: State, seat: int, kind: str) -> str:
+    """The id of the zone of kind `kind` ("hand", "deck", ...) of the player at `seat`."""
+    return f"player:{seat_player_id(state, seat)}:{kind}"
+
+
 def create_zone(zone_id: str, zone_type: str, owner_id: str | None = None) -> dict[str, Any]:
     return {"id": zone_id, "type": zone_type, "owner_id": owner_id, "cards": []}
 

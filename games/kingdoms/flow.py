@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from tablehost.games.engine.engine import Context
 from tablehost.games.engine.skills import grant_skill
-from tablehost.games.engine.state import move_card
+from tablehost.games.engine.state import move_card, seat_player_id
 from tablehost.games.kingdoms import machine, options, table
 from tablehost.games.kingdoms import timings as kt
 from tablehost.games.kingdoms.generals import GENERALS
@@ -129,7 +129,7 @@ def _initial_cards(ctx: Context, frame: Frame) -> str:
     state = ctx.state
     frame["dealt"] = []
     for seat in table.living_from(state, table.current_seat(state)):
-        data = kt.DrawInitialData(table.player_id(state, seat), INITIAL_CARDS)
+        data = kt.DrawInitialData(seat_player_id(state, seat), INITIAL_CARDS)
         if ctx.fire(kt.DRAW_INITIAL_CARDS, data):
             data.skipped = True
         if not data.skipped:

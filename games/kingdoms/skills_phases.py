@@ -23,13 +23,14 @@ from tablehost.games.engine.engine import Context
 from tablehost.games.engine.plugin import Skill
 from tablehost.games.kingdoms import table
 from tablehost.games.kingdoms import timings as kt
+from tablehost.games.engine.state import seat_player_id
 
 RAID_VICTIMS = 2
 FORTIFY_CARDS = 3
 
 
 def _handsome(ctx: Context, seat: int, data: kt.DrawNCardsData) -> None:
-    if data.player_id == table.player_id(ctx.state, seat):
+    if data.player_id == seat_player_id(ctx.state, seat):
         data.count += 1
         table.announce_skill(ctx, seat, "handsome")
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from tablehost.games.engine.draw import create_draw_card_action
 from tablehost.games.engine.engine import Context
-from tablehost.games.engine.state import State, move_card, player_hand_zone_id
+from tablehost.games.engine.state import State, move_card, seat_player_id, seat_zone_id
 from tablehost.games.kingdoms import cards
 
 DECK = "deck"
@@ -55,24 +55,20 @@ def seats(state: State) -> int:
     return len(state["players"])
 
 
-def player_id(state: State, seat: int) -> str:
-    return state["players"][seat]["id"]
-
-
 def player(state: State, seat: int) -> Record:
     return state["players"][seat]["data"]
 
 
 def hand_zone(state: State, seat: int) -> str:
-    return player_hand_zone_id(player_id(state, seat))
+    return seat_zone_id(state, seat, "hand")
 
 
 def equip_zone(state: State, seat: int) -> str:
-    return f"player:{player_id(state, seat)}:equip"
+    return seat_zone_id(state, seat, "equip")
 
 
 def judge_zone(state: State, seat: int) -> str:
-    return f"player:{player_id(state, seat)}:judge"
+    return seat_zone_id(state, seat, "judge")
 
 
 def cards_in(state: State, zone_id: str) -> list[str]:
@@ -242,7 +238,7 @@ def draw(ctx: Context, seat: int, count: int) -> None:
     if len(cards_in(ctx.state, DECK)) + len(cards_in(ctx.state, DISCARD)) < count:
         end_in_a_draw(ctx, "the deck and the discard pile ran out")
         return
-    ctx.run(create_draw_card_action(player_id(ctx.state, seat), count, DECK, hand_zone(ctx.state, seat)))
+    ctx.run(create_draw_card_action(seat_player_id(ctx.state, seat), count, DECK, hand_zone(ctx.state, seat)))
 
 
 def turn_over(ctx: Context, seat: int) -> None:

@@ -28,6 +28,7 @@ from tablehost.games.kingdoms import machine, options, table
 from tablehost.games.kingdoms import timings as kt
 from tablehost.games.kingdoms.machine import Frame
 from tablehost.games.kingdoms.table import DISCARD_PHASE, DRAW_PHASE, JUDGE_PHASE, OUT_OF_TURN, PHASES, PLAY_PHASE
+from tablehost.games.engine.state import seat_player_id
 
 DRAW_PHASE_CARDS = 2
 
@@ -200,7 +201,7 @@ def _phase_end(ctx: Context, frame: Frame) -> None:
 
 def draw_phase(ctx: Context, seat: int) -> None:
     """DRAW_N_CARDS may change the count; AFTER_DRAW_N_CARDS sees what it became."""
-    data = kt.DrawNCardsData(table.player_id(ctx.state, seat), DRAW_PHASE_CARDS)
+    data = kt.DrawNCardsData(seat_player_id(ctx.state, seat), DRAW_PHASE_CARDS)
     if ctx.fire(kt.DRAW_N_CARDS, data) or data.skipped:
         return
     table.draw(ctx, seat, data.count)

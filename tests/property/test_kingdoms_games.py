@@ -23,6 +23,7 @@ from tablehost.games.engine.views import canonical_bytes, decode
 from tablehost.games.kingdoms import cards, table
 from tablehost.games.kingdoms.cards import CARDS
 from tablehost.games.kingdoms.game import RULES
+from tablehost.games.engine.state import seat_player_id
 
 OPTIONS = {"turn_timeout_ms": 1_000, "response_timeout_ms": 500}
 
@@ -193,7 +194,7 @@ def test_what_a_seat_sees_and_who_is_asked_never_depend_on_cards_it_cannot_see(
         request = rng.choice(requests)
         move = rng.choice(request.legal_actions or [request.default])
         other = deal_hidden_again(state, request.seat, rng, held_only=True)
-        action = Action(move["type"], table.player_id(state, request.seat),
+        action = Action(move["type"], seat_player_id(state, request.seat),
                         {k: v for k, v in move.items() if k != "type"}, request.seat)
         after, _ = engine.dispatch(state, action, match.started_ms + 7)
         other_after, _ = engine.dispatch(other, action, match.started_ms + 7)

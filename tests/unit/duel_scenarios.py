@@ -17,7 +17,7 @@ from tablehost.games.duel.catalog import spec_of
 from tablehost.games.duel.game import RULES
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import Match
-from tablehost.games.engine.state import State
+from tablehost.games.engine.state import State, seat_player_id
 
 DECKS = ({"deck": "mage-basic"}, {"deck": "hunter-basic"})
 KEEP: dict[str, Any] = {"type": "mulligan", "cards": []}
@@ -48,7 +48,7 @@ def new_card(state: State, seat: int, name: str, zone_id: str) -> str:
     spec_of(name)  # an unknown name fails here, not later
     made = state["variables"].setdefault("test.made", [0, 0])
     made[seat] += 1
-    card_id = f"{board.player_id(state, seat)}.x{made[seat]:02d}"
+    card_id = f"{seat_player_id(state, seat)}.x{made[seat]:02d}"
     state["variables"][board.VAR_CARDS][card_id] = name
     state["zones"][zone_id]["cards"].append(card_id)
     return card_id
