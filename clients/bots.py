@@ -24,7 +24,7 @@ from tablehost.clients.codec import View
 from tablehost.clients.sdk import GameResult, TableSession
 from tablehost.v1 import table_pb2
 
-Action = dict[str, Any]
+ActionMap = dict[str, Any]
 
 # Commit round trips are recorded in microseconds, from 1 µs to 60 s, to
 # three significant digits: enough resolution for a p99 on loopback.
@@ -44,7 +44,7 @@ class NoLegalAction(ValueError):
 class Bot(Protocol):
     name: str
 
-    def choose(self, view: View) -> Action: ...
+    def choose(self, view: View) -> ActionMap: ...
 
 
 BotFactory = Callable[[int], Bot]
@@ -55,7 +55,7 @@ BeforeMove = Callable[[TableSession], Awaitable[None]]
 come back): awaited by play_seat before each move."""
 
 
-def choices(view: View) -> list[Action]:
+def choices(view: View) -> list[ActionMap]:
     """What a bot may send for the view's request: its legal actions, or
     its default alone when the request describes a choice too large to list
     (the default is always a valid answer)."""
@@ -79,7 +79,7 @@ class RandomBot:
     def __init__(self, seed: int | None = None) -> None:
         self._random = random.Random(seed)
 
-    def choose(self, view: View) -> Action:
+    def choose(self, view: View) -> ActionMap:
         return self._random.choice(choices(view))
 
 

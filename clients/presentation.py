@@ -32,7 +32,7 @@ from typing import Any, Protocol, cast
 
 from tablehost.clients.codec import View
 
-Action = dict[str, Any]
+ActionMap = dict[str, Any]
 
 # What a view's "stage" says while the table waits for its deal.
 DEALING_STAGE = "dealing"
@@ -69,11 +69,11 @@ class Presenter(Protocol):
         as the seconds left; without, it is left out."""
         ...
 
-    def action_label(self, action: Action) -> str:
+    def action_label(self, action: ActionMap) -> str:
         """A short label for one action, as listed for a person to choose."""
         ...
 
-    def parse_move(self, text: str, view: View) -> Action | None:
+    def parse_move(self, text: str, view: View) -> ActionMap | None:
         """The action `text` names in the game's own notation (numbers are
         the tool's business), None when the text is not in that notation.
         Raises ValueError, with a message for the person, when it is but
@@ -176,14 +176,14 @@ class GenericPresenter:
             lines.append(f"deadline: {left}")
         return lines
 
-    def action_label(self, action: Action) -> str:
+    def action_label(self, action: ActionMap) -> str:
         kind = action.get("type")
         if not isinstance(kind, str):
             return compact(action)
         fields = [f"{key}={compact(value)}" for key, value in sorted(action.items()) if key != "type"]
         return " ".join([kind, *fields])
 
-    def parse_move(self, text: str, view: View) -> Action | None:
+    def parse_move(self, text: str, view: View) -> ActionMap | None:
         return None  # a generic game has no notation: its moves are chosen by number
 
     def narrate(

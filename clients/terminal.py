@@ -43,7 +43,7 @@ from tablehost.clients.codec import View
 from tablehost.clients.presentation import Presenter, compact, is_dealing, time_left
 from tablehost.clients.sdk import Assignment, GameResult, LobbyClient, SessionDisconnected, TableSession, ViewUpdate
 
-Action = dict[str, Any]
+ActionMap = dict[str, Any]
 
 YOU = "you"
 
@@ -63,7 +63,7 @@ class InputRejected(ValueError):
 # -- what the person typed -------------------------------------------------------
 
 
-def listed_actions(view: View) -> list[Action]:
+def listed_actions(view: View) -> list[ActionMap]:
     """The actions shown numbered for the view's request: its legal actions,
     or only its default when the request describes a choice too large to
     list (the default is always a valid answer)."""
@@ -75,7 +75,7 @@ def listed_actions(view: View) -> list[Action]:
     return [request["default"]] if request.get("default") is not None else []
 
 
-def resolve_input(text: str, view: View, presenter: Presenter) -> Action:
+def resolve_input(text: str, view: View, presenter: Presenter) -> ActionMap:
     """The action the person means by `text`: a number from the listed
     actions, or a move in the game's notation (the presenter's) that the
     request allows. Raises InputRejected with a message for the person

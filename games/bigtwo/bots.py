@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from tablehost.games.engine.views import offered_actions
+from tablehost.games.engine.rules import ActionMap
 
-Action = dict[str, Any]
 View = dict[str, Any]
 
 
@@ -30,7 +30,7 @@ class GreedyBot:
         # class itself is a bot factory like any other.
         del seed
 
-    def choose(self, view: View) -> Action:
+    def choose(self, view: View) -> ActionMap:
         actions = offered_actions(view)
         plays = [action for action in actions if action.get("type") != "pass"] or actions
         # max() keeps the first of equal keys.

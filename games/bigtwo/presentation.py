@@ -17,11 +17,11 @@ from typing import Any
 
 from tablehost.games.bigtwo.cards import CardParseError, format_cards, parse_cards, sort_cards
 from tablehost.games.engine.presentation import dealing_line, is_dealing, time_left
+from tablehost.games.engine.rules import ActionMap
 
-Action = dict[str, Any]
 View = dict[str, Any]
 
-PASS: Action = {"type": "pass"}
+PASS: ActionMap = {"type": "pass"}
 
 
 class BigTwoPresenter:
@@ -75,18 +75,18 @@ class BigTwoPresenter:
             lines.append(f"your hand: {format_cards(view['hand'])}")
         return lines
 
-    def action_label(self, action: Action) -> str:
+    def action_label(self, action: ActionMap) -> str:
         if action.get("type") == "pass":
             return "pass"
         if action.get("type") == "play":
             return format_cards(sort_cards(action.get("cards", [])))
         return json.dumps(action, ensure_ascii=False, sort_keys=True)
 
-    def parse_move(self, text: str, view: View) -> Action | None:
+    def parse_move(self, text: str, view: View) -> ActionMap | None:
         """`pass`, or card codes in any order and case (`4d 4c`, `10h`, `3♣`)
         naming one of the plays the view's request lists."""
         request = view.get("request")
-        legal: list[Action] = (request.get("legal_actions") or []) if isinstance(request, dict) else []
+        legal: list[ActionMap] = (request.get("legal_actions") or []) if isinstance(request, dict) else []
         typed = text.strip()
         if typed.lower() == "pass":
             if PASS in legal:

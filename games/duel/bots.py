@@ -15,8 +15,8 @@ from typing import Any
 from tablehost.games.duel.catalog import CATALOG
 from tablehost.games.duel.cards import AIM_ENEMY
 from tablehost.games.engine.views import offered_actions
+from tablehost.games.engine.rules import ActionMap
 
-Action = dict[str, Any]
 View = dict[str, Any]
 
 # A mulligan returns cards costing more than this.
@@ -38,7 +38,7 @@ class GreedyBot:
         # class itself is a bot factory like any other.
         del seed
 
-    def choose(self, view: View) -> Action:
+    def choose(self, view: View) -> ActionMap:
         actions = offered_actions(view)
         if actions[0].get("type") == "mulligan":
             return self._mulligan(view, actions)
@@ -48,11 +48,11 @@ class GreedyBot:
                 return chosen
         return next((a for a in actions if a.get("type") == "end_turn"), actions[-1])
 
-    def _mulligan(self, view: View, actions: list[Action]) -> Action:
+    def _mulligan(self, view: View, actions: list[ActionMap]) -> ActionMap:
         costly = sorted(card["id"] for card in view.get("hand", []) if card.get("cost", 0) > MULLIGAN_ABOVE_COST)
         return next((a for a in actions if sorted(a.get("cards", [])) == costly), actions[0])
 
-    def _lethal(self, view: View, actions: list[Action]) -> Action | None:
+    def _lethal(self, view: View, actions: list[ActionMap]) -> ActionMap | None:
         enemy = _enemy_hero(view)
         if enemy is None:
             return None
@@ -61,7 +61,7 @@ class GreedyBot:
         damage = sum(_attack_of(view, attacker) for attacker in attackers)
         return face[0] if face and damage >= enemy["health"] + enemy["armor"] else None
 
-    def _spend_mana(self, view: View, actions: list[Action]) -> Action | None:
+    def _spend_mana(self, view: View, actions: list[ActionMap]) -> ActionMap | None:
         plays = [a for a in actions if a.get("type") == "play"]
         if not plays:
             return None
@@ -77,9 +77,9 @@ class GreedyBot:
         chosen = best[0] if best else playable[0]
         return _aimed(view, [a for a in plays if a["card"] == chosen])
 
-    def _trade(self, view: View, actions: list[Action]) -> Action | None:
+    def _trade(self, view: View, actions: list[ActionMap]) -> ActionMap | None:
         enemy_minions = {m["id"]: m for m in _board(view, 1 - view["seat"])}
-        best: tuple[int, Action] | None = None
+        best: tuple[int, ActionMap] | None = None
         for action in actions:
             target = enemy_minions.get(action.get("target", "")) if action.get("type") == "attack" else None
             attacker = _minion(view, action.get("attacker", ""))
@@ -92,14 +92,14 @@ class GreedyBot:
                 best = (target["attack"], action)
         return None if best is None else best[1]
 
-    def _face(self, view: View, actions: list[Action]) -> Action | None:
+    def _face(self, view: View, actions: list[ActionMap]) -> ActionMap | None:
         enemy = _enemy_hero(view)
         attacks = [a for a in actions if a.get("type") == "attack"]
         face = [a for a in attacks if enemy is not None and a.get("target") == enemy["id"]]
         # Taunt in the way: the host lists only taunt minions, so take the weakest.
         return face[0] if face else (attacks[0] if attacks else None)
 
-    def _hero_power(self, view: View, actions: list[Action]) -> Action | None:
+    def _hero_power(self, view: View, actions: list[ActionMap]) -> ActionMap | None:
         powers = [a for a in actions if a.get("type") == "hero_power"]
         return _aimed(view, powers, enemies=True) if powers else None
 
@@ -128,7 +128,7 @@ def _attack_of(view: View, character: str) -> int:
     return found["attack"] if found is not None else _own_hero(view)["attack"]
 
 
-def _aimed(view: View, options: list[Action], enemies: bool | None = None) -> Action:
+def _aimed(view: View, options: list[ActionMap], enemies: bool | None = None) -> ActionMap:
     """Of the same card's (or hero power's) targets: an enemy for harm
     (the enemy hero first), a friend for help; no target when it takes none."""
     untargeted = [a for a in options if "target" not in a]

@@ -14,12 +14,12 @@ Action shapes (a character is a hero's player id or a minion's card id):
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any
 
 from tablehost.games.duel import board
 from tablehost.games.duel.catalog import HERO_POWERS, spec_of
 from tablehost.games.duel.cards import MINION, SECRET, CardSpec, Targeting
 from tablehost.games.engine.state import State
+from tablehost.games.engine.rules import ActionMap
 
 MULLIGAN = "mulligan"
 PLAY = "play"
@@ -29,7 +29,6 @@ END_TURN = "end_turn"
 
 MAX_SECRETS = 5
 
-Action = dict[str, Any]
 
 
 def hero_power_of(state: State, seat: int) -> CardSpec:
@@ -139,14 +138,14 @@ def hero_power_refusal(state: State, seat: int, target: object = None) -> str | 
     return _condition_refusal(state, seat, spec) or _target_refusal(state, seat, spec, target)
 
 
-def _with_targets(base: Action, state: State, seat: int, spec: CardSpec) -> list[Action]:
+def _with_targets(base: ActionMap, state: State, seat: int, spec: CardSpec) -> list[ActionMap]:
     options = valid_targets(state, seat, spec.target) if spec.target is not None else []
     if not options:
         return [base]
     return [{**base, "target": target} for target in options]
 
 
-def legal_plays(state: State, seat: int) -> list[Action]:
+def legal_plays(state: State, seat: int) -> list[ActionMap]:
     actions = []
     for card_id in board.hand(state, seat):
         spec = spec_of(board.card_name(state, card_id))
@@ -156,25 +155,25 @@ def legal_plays(state: State, seat: int) -> list[Action]:
     return actions
 
 
-def legal_attacks(state: State, seat: int) -> list[Action]:
+def legal_attacks(state: State, seat: int) -> list[ActionMap]:
     attackers = [c for c in board.characters(state, seat) if attacker_refusal(state, seat, c) is None]
     targets = attack_targets(state, seat)
     return [{"type": ATTACK, "attacker": a, "target": t} for a in attackers for t in targets]
 
 
-def legal_hero_powers(state: State, seat: int) -> list[Action]:
+def legal_hero_powers(state: State, seat: int) -> list[ActionMap]:
     spec = hero_power_of(state, seat)
     return [action for action in _with_targets({"type": HERO_POWER}, state, seat, spec)
             if hero_power_refusal(state, seat, action.get("target")) is None]
 
 
-def legal_turn_actions(state: State, seat: int) -> list[Action]:
+def legal_turn_actions(state: State, seat: int) -> list[ActionMap]:
     """Plays (hand order, then target order), attacks, the hero power, end turn."""
     return [*legal_plays(state, seat), *legal_attacks(state, seat), *legal_hero_powers(state, seat),
             {"type": END_TURN}]
 
 
-def mulligan_choices(hand: list[str]) -> list[Action]:
+def mulligan_choices(hand: list[str]) -> list[ActionMap]:
     """Every set of cards to return, from none (keep the hand) to all."""
     return [{"type": MULLIGAN, "cards": list(returned)}
             for size in range(len(hand) + 1) for returned in combinations(hand, size)]

@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from tablehost.games.engine.presentation import dealing_line, is_dealing, time_left
+from tablehost.games.engine.rules import ActionMap
 
-Action = dict[str, Any]
 View = dict[str, Any]
 
-END_TURN: Action = {"type": "end_turn"}
+END_TURN: ActionMap = {"type": "end_turn"}
 SPECTATOR = -1
 
 
@@ -80,7 +80,7 @@ class DuelPresenter:
             lines.append(timer)
         return lines
 
-    def action_label(self, action: Action) -> str:
+    def action_label(self, action: ActionMap) -> str:
         kind = action.get("type")
         if kind == "end_turn":
             return "end turn"
@@ -96,13 +96,13 @@ class DuelPresenter:
             return f"{self._hero_power}{target}"
         return json.dumps(action, ensure_ascii=False, sort_keys=True)
 
-    def parse_move(self, text: str, view: View) -> Action | None:
+    def parse_move(self, text: str, view: View) -> ActionMap | None:
         """`end` ends the turn; other moves are chosen by number."""
         self._learn(view)
         if text.strip().lower() not in ("end", "end turn"):
             return None
         request = view.get("request")
-        legal: list[Action] = (request.get("legal_actions") or []) if isinstance(request, dict) else []
+        legal: list[ActionMap] = (request.get("legal_actions") or []) if isinstance(request, dict) else []
         if END_TURN not in legal:
             raise ValueError("you cannot end a turn now")
         return END_TURN

@@ -23,8 +23,9 @@ from tablehost.games.engine.plugin import Plugin
 from tablehost.games.engine.state import State
 from tablehost.games.engine.views import View
 
-Action = dict[str, Any]
-__all__ = ["Action", "GameRules", "InvalidJoin", "JoinShape", "Placing", "Request"]
+# An action as a seat sends it: a map with a "type" (the engine's parsed form is plugin.Action).
+ActionMap = dict[str, Any]
+__all__ = ["ActionMap", "GameRules", "InvalidJoin", "JoinShape", "Placing", "Request"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,9 +36,9 @@ class Request:
     seat at `deadline_ms` (None: no deadline)."""
 
     seat: int
-    legal_actions: list[Action]
+    legal_actions: list[ActionMap]
     deadline_ms: int | None = None
-    default: Action | None = None
+    default: ActionMap | None = None
     choice: dict[str, Any] | None = field(default=None)
 
     def to_view(self) -> dict[str, Any]:
@@ -153,13 +154,13 @@ class GameRules:
     def to_act(self, state: State) -> int | None:
         return None
 
-    def legal_actions(self, state: State, seat: int) -> list[Action]:
+    def legal_actions(self, state: State, seat: int) -> list[ActionMap]:
         return []
 
     def deadline_ms(self, state: State) -> int | None:
         return None
 
-    def automatic_action(self, state: State) -> Action | None:
+    def automatic_action(self, state: State) -> ActionMap | None:
         return None
 
     # -- what seats see, and the end --------------------------------------------

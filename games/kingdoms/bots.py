@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-Action = dict[str, Any]
+from tablehost.games.engine.rules import ActionMap
+
 View = dict[str, Any]
 
 # Whom each identity fights (the renegade fights everyone but the lord,
@@ -41,10 +42,10 @@ class RuleBot:
         # class itself is a bot factory like any other.
         del seed
 
-    def choose(self, view: View) -> Action:
+    def choose(self, view: View) -> ActionMap:
         request = view.get("request")
         request = request if isinstance(request, dict) else {}
-        actions: list[Action] = request.get("legal_actions") or []
+        actions: list[ActionMap] = request.get("legal_actions") or []
         default = request.get("default")
         if not actions:
             if default is not None:
@@ -65,7 +66,7 @@ class RuleBot:
             return chosen
         return default if default is not None else actions[-1]
 
-    def _play(self, view: View, actions: list[Action]) -> Action | None:
+    def _play(self, view: View, actions: list[ActionMap]) -> ActionMap | None:
         names = {card["id"]: card["name"] for card in view.get("hand", [])}
         me = view["players"][view["seat"]]
         uses = [a for a in actions if a.get("type") == "use"]
@@ -82,7 +83,7 @@ class RuleBot:
         return next((a for a in actions if a.get("type") == "end_play"), None)
 
 
-def _respond(actions: list[Action]) -> Action | None:
+def _respond(actions: list[ActionMap]) -> ActionMap | None:
     return next((a for a in actions if a.get("type") == "respond"), None)
 
 

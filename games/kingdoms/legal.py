@@ -33,9 +33,8 @@ from __future__ import annotations
 
 from itertools import combinations
 from math import comb
-from typing import Any
 
-from tablehost.games.engine.rules import Request
+from tablehost.games.engine.rules import ActionMap, Request
 from tablehost.games.engine.state import State
 from tablehost.games.kingdoms import cards, machine, table, tricks
 from tablehost.games.kingdoms.damage import ASK_PEACH
@@ -45,13 +44,12 @@ from tablehost.games.kingdoms.play import ASK_DODGE, ASK_PLAY
 from tablehost.games.kingdoms.skills_judgements import ASK_RETRIAL
 from tablehost.games.kingdoms.turns import DISCARD_DOWN
 
-Action = dict[str, Any]
 
 DISCARD_LISTED_AT_MOST = 128
-PASS: Action = {"type": "pass"}
-END_PLAY: Action = {"type": "end_play"}
-KEEP_HAND: Action = {"type": "keep_hand"}
-LUCKY: Action = {"type": "lucky_card"}
+PASS: ActionMap = {"type": "pass"}
+END_PLAY: ActionMap = {"type": "end_play"}
+KEEP_HAND: ActionMap = {"type": "keep_hand"}
+LUCKY: ActionMap = {"type": "lucky_card"}
 
 # The card a response kind asks for (None: any hand card).
 RESPONSE_CARDS: dict[str, str | None] = {
@@ -103,7 +101,7 @@ def _discard_request(state: State, seat: int, count: int, deadline: int) -> Requ
     return Request(seat, listed, deadline, default, choice)
 
 
-def discard_refusal(state: State, seat: int, action: Action, count: int) -> str | None:
+def discard_refusal(state: State, seat: int, action: ActionMap, count: int) -> str | None:
     chosen = action.get("cards")
     if set(action) != {"type", "cards"} or not isinstance(chosen, list):
         return "a discard names its cards: {\"type\": \"discard\", \"cards\": [ids]}"
@@ -149,7 +147,7 @@ def card_targets(state: State, seat: int, card_id: str) -> list[list[int]] | Non
     return found or None
 
 
-def play_actions(state: State, seat: int) -> list[Action]:
+def play_actions(state: State, seat: int) -> list[ActionMap]:
     """Each usable card of the hand (hand order) with each of its target lists."""
     actions = []
     for card_id in table.hand(state, seat):

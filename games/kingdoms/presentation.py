@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from tablehost.games.engine.presentation import dealing_line, is_dealing, time_left
+from tablehost.games.engine.rules import ActionMap
 
-Action = dict[str, Any]
 View = dict[str, Any]
 
-END_PLAY: Action = {"type": "end_play"}
-PASS: Action = {"type": "pass"}
+END_PLAY: ActionMap = {"type": "end_play"}
+PASS: ActionMap = {"type": "pass"}
 SUIT_MARKS = {"spade": "♠", "heart": "♥", "club": "♣", "diamond": "♦"}
 NUMBERS = {1: "A", 11: "J", 12: "Q", 13: "K"}
 
@@ -81,7 +81,7 @@ class KingdomsPresenter:
             lines.append(f"waiting for: {prompt['kind']}{asked}" + (f", {left}" if left else ""))
         return lines
 
-    def action_label(self, action: Action) -> str:
+    def action_label(self, action: ActionMap) -> str:
         kind = action.get("type")
         if kind == "use":
             targets = action.get("targets") or []
@@ -99,7 +99,7 @@ class KingdomsPresenter:
                   "keep_hand": "keep this hand"}
         return labels.get(str(kind), json.dumps(action, ensure_ascii=False, sort_keys=True))
 
-    def parse_move(self, text: str, view: View) -> Action | None:
+    def parse_move(self, text: str, view: View) -> ActionMap | None:
         """`end` ends the play phase and `pass` gives no answer; other moves by number."""
         self._learn(view)
         words = {"end": END_PLAY, "pass": PASS}
@@ -107,7 +107,7 @@ class KingdomsPresenter:
         if wanted is None:
             return None
         request = view.get("request")
-        legal: list[Action] = (request.get("legal_actions") or []) if isinstance(request, dict) else []
+        legal: list[ActionMap] = (request.get("legal_actions") or []) if isinstance(request, dict) else []
         if wanted not in legal:
             raise ValueError(f"you cannot {text.strip().lower()} now")
         return wanted
