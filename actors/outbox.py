@@ -9,8 +9,8 @@ future per wake-up, whatever the number of records queued meanwhile.
 
 The queue is bounded, by records and by bytes: it grows only while the
 client reads slower than its table changes (gRPC's flow control holds the
-writer), and one client that never read once grew a room by a gigabyte. A
-queue past either bound overflows: what it held is dropped, nothing more is
+writer), and without a bound a client that never reads would grow its room
+until the process died. A queue past either bound overflows: what it held is dropped, nothing more is
 taken, `on_overflow` is called (the stream's writer ends the stream with
 RESOURCE_EXHAUSTED) and `drain` raises Overflow. The client reconnects with
 its last seq and is sent what it missed, or a snapshot."""
