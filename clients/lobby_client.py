@@ -122,7 +122,7 @@ class LobbyClient:
         methods below do not wrap (tests of malformed requests)."""
         if self._stub is None:
             self._channel = open_channel(self.target, self.tls_root_cert, player_token=self.player_token)
-            self._stub = lobby_pb2_grpc.LobbyStub(self._channel)
+            self._stub = lobby_pb2_grpc.LobbyStub(self._channel)  # type: ignore[no-untyped-call]  # generated, untyped
         return self._stub
 
     async def join_queue(

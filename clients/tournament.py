@@ -61,7 +61,7 @@ class TournamentClient:
     def stub(self) -> tournament_pb2_grpc.TournamentsStub:
         if self._stub is None:
             self._channel = open_channel(self.target, self.tls_root_cert)
-            self._stub = tournament_pb2_grpc.TournamentsStub(self._channel)
+            self._stub = tournament_pb2_grpc.TournamentsStub(self._channel)  # type: ignore[no-untyped-call]  # generated, untyped
         return self._stub
 
     async def close(self) -> None:

@@ -26,6 +26,7 @@ borne by that previous player."""
 
 from __future__ import annotations
 
+from typing import Any
 from tablehost.games.engine.engine import Context
 from tablehost.games.engine.skills import grant_skill
 from tablehost.games.engine.state import move_card, seat_player_id
@@ -63,7 +64,7 @@ def generals_needed(seats: int) -> int:
     return LORD_CHOICES + OTHER_CHOICES * (seats - 1)
 
 
-def _position(ctx: Context) -> dict:
+def _position(ctx: Context) -> dict[str, Any]:
     return ctx.state["position"]
 
 

@@ -15,6 +15,7 @@ answers for them) they take 1 damage. Peach: heals its user 1."""
 from __future__ import annotations
 
 from tablehost.games.engine.engine import Context
+from tablehost.games.engine.state import State
 from tablehost.games.kingdoms import cards, damage, machine, options, table
 from tablehost.games.kingdoms import timings as kt
 from tablehost.games.kingdoms.machine import Frame
@@ -42,7 +43,7 @@ def _played(ctx: Context, frame: Frame) -> str | None:
     return machine.START
 
 
-def effect_targets(state: dict, user: int, card_id: str, chosen: list[int]) -> list[int]:
+def effect_targets(state: State, user: int, card_id: str, chosen: list[int]) -> list[int]:
     """Whom a card affects: Barbarian Invasion every other living player in
     seat order from its user; Lightning and Peach their user; else the
     targets chosen."""

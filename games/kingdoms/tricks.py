@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from tablehost.games.engine.engine import Context
 from tablehost.games.engine.draw import create_draw_card_action
+from tablehost.games.engine.state import State
 from tablehost.games.kingdoms import cards, damage, machine, options, table
 from tablehost.games.kingdoms import timings as kt
 from tablehost.games.kingdoms.machine import Frame
@@ -164,7 +165,7 @@ def _settle_delayed(ctx: Context, frame: Frame, judgement: cards.Card | None) ->
         ctx.emit(LIGHTNING_MOVED, {"from": seat, "to": following, "card": trick})
 
 
-def _lightning_goes_to(state: dict, seat: int) -> int:
+def _lightning_goes_to(state: State, seat: int) -> int:
     """The next living player after `seat` whose judgement area has no
     Lightning, or `seat` itself (whose Lightning is this one) if none has
     room."""
@@ -203,7 +204,7 @@ def _trick_effect(ctx: Context, frame: Frame) -> str | None:
     return _ask_for_slash(ctx, frame, target)  # Barbarian Invasion
 
 
-def pick_options(state: dict, target: int) -> list[str]:
+def pick_options(state: State, target: int) -> list[str]:
     """What a Dismantle or Snatch may take: "hand" (a random card) if the
     hand is not empty, then each equipment and judgement-zone card."""
     return ([FROM_HAND] if table.hand(state, target) else []) + table.equipment(state, target) \

@@ -23,12 +23,13 @@ PHASE_PROCEEDING, the phase's own work, PHASE_END."""
 
 from __future__ import annotations
 
+from typing import Any
 from tablehost.games.engine.engine import Context
 from tablehost.games.kingdoms import machine, options, table
 from tablehost.games.kingdoms import timings as kt
 from tablehost.games.kingdoms.machine import Frame
 from tablehost.games.kingdoms.table import DISCARD_PHASE, DRAW_PHASE, JUDGE_PHASE, OUT_OF_TURN, PHASES, PLAY_PHASE
-from tablehost.games.engine.state import seat_player_id
+from tablehost.games.engine.state import State, seat_player_id
 
 DRAW_PHASE_CARDS = 2
 
@@ -40,7 +41,7 @@ DISCARDED = "DISCARDED"
 CHECKS_FAILED = "checks_failed"
 
 
-def _position(ctx: Context) -> dict:
+def _position(ctx: Context) -> dict[str, Any]:
     return ctx.state["position"]
 
 
@@ -131,7 +132,7 @@ def _turn_changing(ctx: Context, frame: Frame) -> None:
 # -- a phase -----------------------------------------------------------------------
 
 
-def skip_phase(state: dict, seat: int, phase: str) -> None:
+def skip_phase(state: State, seat: int, phase: str) -> None:
     """Skip `seat`'s `phase` the next time it is entered (Indulgence)."""
     table.player(state, seat)["skip"].append(phase)
 
@@ -211,7 +212,7 @@ def draw_phase(ctx: Context, seat: int) -> None:
 # -- the discard phase -------------------------------------------------------------
 
 
-def excess_cards(state: dict, seat: int) -> int:
+def excess_cards(state: State, seat: int) -> int:
     """How many cards above the hand limit (current health) `seat` holds."""
     return max(0, len(table.hand(state, seat)) - max(0, table.player(state, seat)["health"]))
 
