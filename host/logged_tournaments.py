@@ -12,6 +12,7 @@ from collections import OrderedDict
 from typing import Any
 
 from tablehost.actors.store.event_log import EventLog
+from tablehost.actors.tournament.answers import ResultsPage, TournamentStatus
 from tablehost.actors.tournament.kept import DEFAULT_PAGE_SIZE, KeptTournament, StandingsPages
 
 LOGGED_KEPT = 64
@@ -25,10 +26,10 @@ class LoggedTournament:
         self.kept = kept
         self.pages = StandingsPages()
 
-    def status(self, version: int | None = None, offset: int = 0, size: int = DEFAULT_PAGE_SIZE) -> dict[str, Any]:
+    def status(self, version: int | None = None, offset: int = 0, size: int = DEFAULT_PAGE_SIZE) -> TournamentStatus:
         return self.kept.status(self.pages.page(self.kept.core, version, offset, size, time.monotonic()))
 
-    def results(self, offset: int = 0, size: int = DEFAULT_PAGE_SIZE) -> dict[str, Any]:
+    def results(self, offset: int = 0, size: int = DEFAULT_PAGE_SIZE) -> ResultsPage:
         return self.kept.results(offset, size)
 
     def why_unchangeable(self) -> str:

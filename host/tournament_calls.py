@@ -13,6 +13,7 @@ import ray
 from grpc import aio
 
 from tablehost.actors.store import StoreError
+from tablehost.actors.tournament.answers import TournamentStatus
 from tablehost.actors.tournament.actor import tournament_actor_name
 from tablehost.actors.tournament.kept import PageExpired
 from tablehost.actors.tournament.tournament import TournamentError
@@ -83,7 +84,7 @@ class TournamentCalls:
         except PageExpired as error:
             await context.abort(grpc.StatusCode.ABORTED, str(error))
 
-    async def final_status(self, tournament_id: str) -> dict[str, Any] | None:
+    async def final_status(self, tournament_id: str) -> TournamentStatus | None:
         """Where a tournament whose actor is gone for good stands, from its
         log; None while its actor is there (restarting, perhaps)."""
         if not actor_gone(tournament_id):

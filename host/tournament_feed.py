@@ -13,7 +13,8 @@ from typing import Any
 
 import ray
 
-from tablehost.host.tournament_wire import status_to_proto
+from tablehost.actors.tournament.answers import TournamentStatus, Update
+from tablehost.host.tournament_wire import standings_to_proto, status_to_proto
 from tablehost.v1 import lobby_pb2
 from tablehost.v1 import tournament_pb2 as pb
 
@@ -44,18 +45,28 @@ class Watcher:
             self.queue.put_nowait(None)  # what the stream reads as "you fell behind"
 
 
+@dataclass(eq=False)
+class FannedUpdate:
+    """An update and the messages built from it, once for every watcher."""
+
+    update: Update
+    status: pb.TournamentEvent | None = None
+    round_ended: pb.TournamentEvent | None = None
+    seated: dict[str, str] | None = None  # each seated player's table id
+
+
 class TournamentFeed:
     """One tournament's updates at this front door, fanned out to its watchers."""
 
     def __init__(self, actor: Any, on_empty: Any,
-                 final_status: Callable[[], Awaitable[dict[str, Any] | None]]) -> None:
+                 final_status: Callable[[], Awaitable[TournamentStatus | None]]) -> None:
         """`final_status`: where the tournament stands once its actor is
         gone for good (its log's answer), or None while the actor is there."""
         self.actor = actor
         self.watchers: set[Watcher] = set()
         self._on_empty = on_empty
         self._final_status = final_status
-        self._last: dict[str, Any] | None = None
+        self._last: FannedUpdate | None = None
         self._task: asyncio.Task[None] | None = None
 
     def add(self, watcher: Watcher) -> None:
@@ -84,57 +95,54 @@ class TournamentFeed:
                     await asyncio.sleep(FEED_INTERVAL_S)  # Ray is restarting the actor; its log brings it back
                     continue
                 # It finished and let its process go: its log says how it ended.
-                update, gone = {"version": version + 1, "status": final, "round": None}, True
-            version = update["version"]
-            self._last = update
+                update, gone = Update(version + 1, final, None), True
+            version = update.version
+            self._last = fanned = FannedUpdate(update)
             for watcher in list(self.watchers):
-                self._deliver(watcher, update)
-            if gone or update["status"]["state"] == "finished":
+                self._deliver(watcher, fanned)
+            if gone or update.status.state == "finished":
                 for watcher in list(self.watchers):
                     watcher.offer(pb.TournamentEvent())  # an empty event: the end
                 return
             # A round started or its tables opened: players are told at once;
             # results alone are gathered for FEED_INTERVAL_S.
-            current = update["round"]
-            shape = (current["number"], len(current["placed"])) if current is not None else None
+            current = update.round
+            shape = (current.number, len(current.placed)) if current is not None else None
             if shape == seen:
                 await asyncio.sleep(FEED_INTERVAL_S)
             seen = shape
 
     @staticmethod
-    def _deliver(watcher: Watcher, update: dict[str, Any]) -> None:
+    def _deliver(watcher: Watcher, fanned: FannedUpdate) -> None:
         """What this watcher has not been told: a round ended and another
         started (its table or bye), then the status. The messages are built
         once per update and shared by every watcher."""
-        messages = update.setdefault("_messages", {})
-        status = update["status"]
-        current = update["round"]
-        if current is not None and current["number"] > watcher.round_sent:
+        status, current = fanned.update.status, fanned.update.round
+        if current is not None and current.number > watcher.round_sent:
             if watcher.round_sent:
-                if "round_ended" not in messages:
-                    messages["round_ended"] = pb.TournamentEvent(round_ended=pb.RoundEnded(
-                        round=current["number"] - 1, standings=[pb.Standing(**s) for s in status["standings"]],
-                        standings_total=status["standings_total"]))
-                watcher.offer(messages["round_ended"])
-            watcher.round_sent = current["number"]
+                if fanned.round_ended is None:
+                    fanned.round_ended = pb.TournamentEvent(round_ended=pb.RoundEnded(
+                        round=current.number - 1, standings=standings_to_proto(status.standings.rows),
+                        standings_total=status.standings.total))
+                watcher.offer(fanned.round_ended)
+            watcher.round_sent = current.number
             watcher.table_sent = ""
-            if watcher.player in current["byes"]:
-                watcher.offer(pb.TournamentEvent(round_started=pb.RoundStarted(round=current["number"], bye=True)))
+            if watcher.player in current.byes:
+                watcher.offer(pb.TournamentEvent(round_started=pb.RoundStarted(round=current.number, bye=True)))
         if current is not None and watcher.player and not watcher.table_sent:
-            seated = messages.setdefault("seated", {player: table_id for table_id, players in current["tables"].items()
-                                                    for player in players})
-            table_id = seated.get(watcher.player)
-            if table_id is not None and table_id in current["placed"]:
-                placed = current["placed"][table_id]
-                seat = current["tables"][table_id].index(watcher.player)
+            if fanned.seated is None:
+                fanned.seated = {player: table_id for table_id, players in current.tables.items() for player in players}
+            table_id = fanned.seated.get(watcher.player)
+            if table_id is not None and table_id in current.placed:
+                placed = current.placed[table_id]
+                seat = current.tables[table_id].index(watcher.player)
                 assignment = lobby_pb2.TableAssignment(
                     table_id=table_id, endpoint=placed.endpoint, seat=seat, seat_token=placed.seat_tokens[seat],
                     game=placed.game, display_names=placed.display_names, ticket="",
                     deal_commitment=placed.deal_commitment)
-                watcher.offer(pb.TournamentEvent(round_started=pb.RoundStarted(round=current["number"],
+                watcher.offer(pb.TournamentEvent(round_started=pb.RoundStarted(round=current.number,
                                                                                table=assignment)))
                 watcher.table_sent = table_id
-        if "status" not in messages:
-            finished = status["state"] == "finished"
-            messages["status"] = pb.TournamentEvent(status=status_to_proto(status, standings=finished))
-        watcher.offer(messages["status"])
+        if fanned.status is None:
+            fanned.status = pb.TournamentEvent(status=status_to_proto(status, standings=status.state == "finished"))
+        watcher.offer(fanned.status)

@@ -33,6 +33,7 @@ from tablehost.actors.store import StoreError
 from tablehost.actors.store.event_log import EventLog, open_event_log
 from tablehost.actors.tokens import ORGANISER, tournament_key, tournament_key_matches
 from tablehost.actors.tournament.actor import TournamentActor, tournament_actor_name
+from tablehost.actors.tournament.answers import ResultsPage, TournamentStatus
 from tablehost.actors.tournament.kept import parse_results_token, parse_standings_token
 from tablehost.games.registry import GameCatalog
 from tablehost.host.logged_tournaments import LoggedTournament, LoggedTournaments
@@ -168,7 +169,8 @@ class TournamentService:
         if not tournament_key_matches(self.settings.token_secret, request.tournament_id, ORGANISER,
                                       request.organiser_key):
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, "only the organiser's key starts the tournament")
-        return status_to_proto(await self.calls.change(context, request.tournament_id, target, "start"))
+        status: TournamentStatus = await self.calls.change(context, request.tournament_id, target, "start")
+        return status_to_proto(status)
 
     async def GetTournament(self, request: pb.GetTournamentRequest,
                             context: aio.ServicerContext) -> pb.TournamentStatus:
@@ -178,7 +180,8 @@ class TournamentService:
                 version, offset = parse_standings_token(request.page_token)
             except ValueError as error:
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        status = await self.calls.read(request.tournament_id, context, "status", version, offset, page_size(request))
+        status: TournamentStatus = await self.calls.read(request.tournament_id, context, "status", version, offset,
+                                                         page_size(request))
         return status_to_proto(status)
 
     async def GetResults(self, request: pb.GetTournamentRequest,
@@ -189,8 +192,8 @@ class TournamentService:
                 offset = parse_results_token(request.page_token)
             except ValueError as error:
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        kept = await self.calls.read(request.tournament_id, context, "results", offset, page_size(request))
-        return results_to_proto(request.tournament_id, kept)
+        page: ResultsPage = await self.calls.read(request.tournament_id, context, "results", offset, page_size(request))
+        return results_to_proto(request.tournament_id, page)
 
     async def WatchTournament(self, request: pb.WatchTournamentRequest,
                               context: aio.ServicerContext) -> AsyncIterator[pb.TournamentEvent]:
@@ -201,7 +204,7 @@ class TournamentService:
         if isinstance(target, LoggedTournament):
             # Over (or no longer run): where it stands, and the end of the stream.
             status = target.status()
-            yield pb.TournamentEvent(status=status_to_proto(status, standings=status["state"] == "finished"))
+            yield pb.TournamentEvent(status=status_to_proto(status, standings=status.state == "finished"))
             return
         if self._watching >= MAX_WATCHERS:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "this front door serves as many watchers as it may")

@@ -10,8 +10,9 @@ from typing import Any
 
 import grpc
 
+from tablehost.actors.tournament.answers import ResultsPage, TournamentStatus
 from tablehost.actors.tournament.kept import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
-from tablehost.actors.tournament.records import TWO_SEAT_FORMATS, TournamentSpec
+from tablehost.actors.tournament.records import TWO_SEAT_FORMATS, GameRecord, Standing, TournamentSpec
 from tablehost.games.registry import GameCatalog, UnknownGame
 from tablehost.host.lobby_service import MAX_DISPLAY_NAME, BadRequest, check_text
 from tablehost.host.organisers import Organiser
@@ -88,29 +89,35 @@ def page_size(request: pb.GetTournamentRequest) -> int:
     return min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
 
 
-def status_to_proto(status: dict[str, Any], standings: bool = True) -> pb.TournamentStatus:
+def status_to_proto(status: TournamentStatus, standings: bool = True) -> pb.TournamentStatus:
     """The status as sent, with its page of standings; without them for the
     watchers' frequent updates (RoundEnded and the final status carry them)."""
+    page = status.standings
     return pb.TournamentStatus(
-        tournament_id=status["tournament_id"], name=status["name"], game=status["game"],
-        format=FORMAT_OF_NAME[status["format"]], state=status["state"], round=status["round"],
-        rounds=status["rounds"], players=status["players"], tables_pending=status["tables_pending"],
-        tiebreak_names=status["tiebreak_names"],
-        standings=[pb.Standing(**s) for s in status["standings"]] if standings else [],
-        finish_reason=status["finish_reason"], games_played=status["games_played"],
-        next_page_token=status["next_page_token"] if standings else "", standings_total=status["standings_total"],
-        start_by_ms=status["start_by_ms"], organiser=status["organiser"],
+        tournament_id=status.tournament_id, name=status.name, game=status.game, format=FORMAT_OF_NAME[status.format],
+        state=status.state, round=status.round, rounds=status.rounds, players=status.players,
+        tables_pending=status.tables_pending, tiebreak_names=status.tiebreak_names,
+        standings=standings_to_proto(page.rows) if standings else [], finish_reason=status.finish_reason,
+        games_played=status.games_played, next_page_token=page.next_page_token if standings else "",
+        standings_total=page.total, start_by_ms=status.start_by_ms, organiser=status.organiser,
     )
 
 
-def results_to_proto(tournament_id: str, kept: dict[str, Any]) -> pb.TournamentResults:
-    results = [pb.TableResult(table_id=r["table_id"], round=r["round"], players=r["players"], points=r["points"],
-                              places=r["ranks"], scores=r["scores"], forfeited=r["forfeited"])
-               for r in kept["results"]]
-    return pb.TournamentResults(tournament_id=tournament_id, results=results,
-                                byes_round=[number for number, _ in kept["byes"]],
-                                byes_player=[player for _, player in kept["byes"]],
-                                next_page_token=kept["next_page_token"], results_total=kept["results_total"])
+def standings_to_proto(rows: tuple[Standing, ...]) -> list[pb.Standing]:
+    return [pb.Standing(place=s.place, player=s.player, points=s.points, tiebreaks=s.tiebreaks, games=s.games,
+                        wins=s.wins, byes=s.byes, rating=s.rating, withdrawn=s.withdrawn) for s in rows]
+
+
+def results_to_proto(tournament_id: str, page: ResultsPage) -> pb.TournamentResults:
+    return pb.TournamentResults(tournament_id=tournament_id, results=[_result_to_proto(r) for r in page.results],
+                                byes_round=[number for number, _ in page.byes],
+                                byes_player=[player for _, player in page.byes],
+                                next_page_token=page.next_page_token, results_total=page.total)
+
+
+def _result_to_proto(result: GameRecord) -> pb.TableResult:
+    return pb.TableResult(table_id=result.table_id, round=result.round, players=result.players,
+                          points=result.points, places=result.ranks, scores=result.scores, forfeited=result.forfeited)
 
 
 def _smallest_table(rules: Any, seats: int) -> int:

@@ -32,6 +32,7 @@ import ray
 
 from tablehost.actors.log_format import configure_logging
 from tablehost.actors.store.event_log import open_event_log
+from tablehost.actors.tournament.answers import Registered, ResultsPage, TournamentStatus, Update
 from tablehost.actors.tournament.kept import DEFAULT_PAGE_SIZE
 from tablehost.actors.tournament.lobby_link import LobbyLink
 from tablehost.actors.tournament.rounds import RoundRunner
@@ -87,7 +88,7 @@ class TournamentActor:
 
     # -- what front doors call -----------------------------------------------------
 
-    async def register(self, player: str, join: dict[str, Any]) -> dict[str, Any]:
+    async def register(self, player: str, join: dict[str, Any]) -> Registered:
         """Raises TournamentError (its message is the reason) and changes nothing
         when the player may not join; the game checks the join data first."""
         if len(self.core.players()) >= self.kept.max_players:
@@ -97,13 +98,13 @@ class TournamentActor:
         self.kept.joins[player] = checked
         await self.running.persist({"kind": "core", "event": event, "join": checked})
         self.running.announce()
-        return {"player": player}
+        return Registered(player)
 
     async def withdraw(self, player: str) -> None:
         await self.running.persist({"kind": "core", "event": self.core.withdraw(player)})
         self.running.announce()
 
-    async def start(self) -> dict[str, Any]:
+    async def start(self) -> TournamentStatus:
         if self.core.finished:
             raise TournamentError(f"the tournament has finished: {self.core.finish_reason}")
         if self.kept.started:
@@ -119,7 +120,7 @@ class TournamentActor:
         self.running.announce()
         return self.status()
 
-    def status(self, version: int | None = None, offset: int = 0, size: int = DEFAULT_PAGE_SIZE) -> dict[str, Any]:
+    def status(self, version: int | None = None, offset: int = 0, size: int = DEFAULT_PAGE_SIZE) -> TournamentStatus:
         """Where it stands, with a page of the standings (RunningTournament.status)."""
         return self.running.status(version, offset, size)
 
@@ -127,12 +128,12 @@ class TournamentActor:
         """"registering", "running", "paused" or "finished" (what an organiser's cap counts)."""
         return self.kept.state
 
-    async def updates(self, version: int, timeout_s: float) -> dict[str, Any]:
+    async def updates(self, version: int, timeout_s: float) -> Update:
         """Once the tournament changed after `version` (or after `timeout_s`):
         its status and the current round's tables (RunningTournament.updates)."""
         return await self.running.updates(version, timeout_s)
 
-    def results(self, offset: int = 0, size: int = DEFAULT_PAGE_SIZE) -> dict[str, Any]:
+    def results(self, offset: int = 0, size: int = DEFAULT_PAGE_SIZE) -> ResultsPage:
         """`size` results from `offset`, in the order recorded; every bye with
         the last page (what `export` writes)."""
         return self.kept.results(offset, size)
@@ -141,7 +142,7 @@ class TournamentActor:
         """This incarnation's process (what a test SIGKILLs)."""
         return os.getpid()
 
-    async def wait_finished(self, timeout_s: float) -> dict[str, Any]:
+    async def wait_finished(self, timeout_s: float) -> TournamentStatus:
         return await self.running.wait_finished(timeout_s)
 
     # -- what administrators do --------------------------------------------------------

@@ -1,5 +1,5 @@
 """A tournament as its event log keeps it, and what it answers from that: its
-status with a page of the standings, and a page of its results.
+status with a page of the standings, and a page of its results (answers.py).
 
 The actor runs a tournament from this fold (actor.py); a front door answers
 for a tournament whose actor has gone (finished, expired) from the same fold
@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tablehost.actors.tournament.answers import ResultsPage, StandingsPage, TournamentStatus
 from tablehost.actors.tournament.records import Standing, TournamentSpec
 from tablehost.actors.tournament.tournament import Tournament
 
@@ -50,12 +51,6 @@ _RESULTS_TOKEN = re.compile(r"r([0-9]{1,9})")
 
 class PageExpired(Exception):
     """The standings a page token was cut from are no longer kept."""
-
-
-def standing_to_plain(standing: Standing) -> dict[str, Any]:
-    return {"place": standing.place, "player": standing.player, "points": standing.points,
-            "tiebreaks": list(standing.tiebreaks), "games": standing.games, "wins": standing.wins,
-            "byes": standing.byes, "rating": standing.rating, "withdrawn": standing.withdrawn}
 
 
 def standings_token(version: int, offset: int) -> str:
@@ -81,13 +76,6 @@ def parse_results_token(token: str) -> int:
     return int(matched.group(1))
 
 
-@dataclass(frozen=True, slots=True)
-class StandingsPage:
-    rows: list[dict[str, Any]]
-    total: int
-    next_page_token: str  # "" on the last page
-
-
 class StandingsPages:
     """The standings cut into pages. The current standings are computed once
     per version of the tournament; those a page token names are kept (at
@@ -96,8 +84,8 @@ class StandingsPages:
     def __init__(self, kept: int = STANDINGS_KEPT, kept_for_s: float = STANDINGS_KEPT_FOR_S) -> None:
         self._kept = kept
         self._kept_for_s = kept_for_s
-        self._current: tuple[int, list[dict[str, Any]]] | None = None
-        self._pinned: OrderedDict[int, tuple[list[dict[str, Any]], float]] = OrderedDict()
+        self._current: tuple[int, tuple[Standing, ...]] | None = None
+        self._pinned: OrderedDict[int, tuple[tuple[Standing, ...], float]] = OrderedDict()
 
     def page(self, core: Tournament, version: int | None, offset: int, size: int, now: float) -> StandingsPage:
         """`size` standings from `offset` of the standings of `version`
@@ -122,12 +110,12 @@ class StandingsPages:
         rows = self._current_rows(core)
         return StandingsPage(rows[:size], len(rows), "")
 
-    def _current_rows(self, core: Tournament) -> list[dict[str, Any]]:
+    def _current_rows(self, core: Tournament) -> tuple[Standing, ...]:
         if self._current is None or self._current[0] != core.version:
-            self._current = (core.version, [standing_to_plain(s) for s in core.standings()])
+            self._current = (core.version, tuple(core.standings()))
         return self._current[1]
 
-    def _pin(self, version: int, rows: list[dict[str, Any]], now: float) -> None:
+    def _pin(self, version: int, rows: tuple[Standing, ...], now: float) -> None:
         self._pinned[version] = (rows, now)
         self._pinned.move_to_end(version)
         while len(self._pinned) > self._kept:
@@ -230,27 +218,23 @@ class KeptTournament:
             return "paused" if self.paused else "running"
         return "registering"
 
-    def status(self, page: StandingsPage) -> dict[str, Any]:
+    def status(self, page: StandingsPage) -> TournamentStatus:
         """Where it stands, with one page of the standings."""
         spec, core = self.core.spec, self.core
         current = core.current_round
-        return {
-            "tournament_id": self.tournament_id, "name": self.name, "game": spec.game, "format": spec.format,
-            "state": self.state, "round": current.number if current is not None else core.rounds_played,
-            "rounds": spec.rounds, "players": len(core.players()),
-            "tables_pending": len(core.pending_tables()) if current is not None else 0,
-            "tiebreak_names": list(core.tiebreak_names()), "standings": page.rows, "standings_total": page.total,
-            "next_page_token": page.next_page_token, "finish_reason": core.finish_reason or "",
-            "games_played": len(core.history()), "start_by_ms": 0 if self.started else self.start_by_ms,
-            "organiser": self.organiser,
-        }
+        return TournamentStatus(
+            tournament_id=self.tournament_id, name=self.name, game=spec.game, format=spec.format, state=self.state,
+            round=current.number if current is not None else core.rounds_played, rounds=spec.rounds,
+            players=len(core.players()), tables_pending=len(core.pending_tables()) if current is not None else 0,
+            tiebreak_names=core.tiebreak_names(), standings=page, finish_reason=core.finish_reason or "",
+            games_played=len(core.history()), start_by_ms=0 if self.started else self.start_by_ms,
+            organiser=self.organiser)
 
-    def results(self, offset: int, size: int) -> dict[str, Any]:
+    def results(self, offset: int, size: int) -> ResultsPage:
         """`size` results from `offset`, in the order recorded; the byes come
         with the last page."""
         history = self.core.history()
         end = offset + size
         last = end >= len(history)
-        return {"results": [record.to_dict() for record in history[offset:end]],
-                "byes": list(self.byes) if last else [], "results_total": len(history),
-                "next_page_token": "" if last else results_token(end)}
+        return ResultsPage(tuple(history[offset:end]), tuple(self.byes) if last else (), len(history),
+                           "" if last else results_token(end))

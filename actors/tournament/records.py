@@ -136,11 +136,6 @@ class Standing:
     rating: float  # openskill ordinal, for display
     withdrawn: bool
 
-    def to_dict(self) -> dict[str, Any]:
-        plain = asdict(self)
-        plain["tiebreaks"] = list(self.tiebreaks)
-        return plain
-
 
 def table_id(tournament_id: str, round_number: int, index: int) -> str:
     return f"{tournament_id}.r{round_number}.t{index}"

@@ -17,6 +17,7 @@ from typing import Any
 from tablehost.actors.journal import through_outage
 from tablehost.actors.store import StoreError
 from tablehost.actors.store.event_log import EventLog
+from tablehost.actors.tournament.answers import CurrentRound, TournamentStatus, Update
 from tablehost.actors.tournament.kept import DEFAULT_PAGE_SIZE, KeptTournament, StandingsPages
 from tablehost.actors.tournament.tournament import Table, Tournament, TournamentSpec
 from tablehost.actors.tournament_tables import PlacedTable
@@ -86,13 +87,13 @@ class RunningTournament:
             return []
         return [table for table in self.core.pending_tables() if table.table_id in self.placed]
 
-    def status(self, version: int | None = None, offset: int = 0, size: int = DEFAULT_PAGE_SIZE) -> dict[str, Any]:
+    def status(self, version: int | None = None, offset: int = 0, size: int = DEFAULT_PAGE_SIZE) -> TournamentStatus:
         """Where it stands, with `size` standings from `offset` of the
         standings of `version` (a page token's; None: the current ones).
         Raises PageExpired when those standings are no longer kept."""
         return self.kept.status(self.pages.page(self.core, version, offset, size, time.monotonic()))
 
-    async def updates(self, version: int, timeout_s: float) -> dict[str, Any]:
+    async def updates(self, version: int, timeout_s: float) -> Update:
         """Once the tournament changed after `version` (or after `timeout_s`):
         its status, and the current round's tables with each seat's token
         (front doors hand each player only its own)."""
@@ -102,14 +103,13 @@ class RunningTournament:
             except TimeoutError:
                 pass
         current = self.core.current_round
-        round_plain = None
+        round_now = None
         if current is not None:
-            round_plain = {"number": current.number, "byes": list(current.byes),
-                           "tables": {t.table_id: list(t.players) for t in current.tables},
-                           "placed": dict(self.placed)}
-        return {"version": self.version, "status": self.kept.status(self._watched), "round": round_plain}
+            round_now = CurrentRound(current.number, current.byes, {t.table_id: t.players for t in current.tables},
+                                     dict(self.placed))
+        return Update(self.version, self.kept.status(self._watched), round_now)
 
-    async def wait_finished(self, timeout_s: float) -> dict[str, Any]:
+    async def wait_finished(self, timeout_s: float) -> TournamentStatus:
         deadline = time.monotonic() + timeout_s
         while not self.core.finished and time.monotonic() < deadline:
             try:

@@ -242,7 +242,7 @@ async def _reached(actor, round_number: int, games_played: int) -> bool:
         status = await asyncio.wait_for(actor.status.remote(), 10)
     except (ray.exceptions.RayActorError, asyncio.TimeoutError):
         return False
-    return status["round"] >= round_number and status["games_played"] >= games_played
+    return status.round >= round_number and status.games_played >= games_played
 
 
 async def _alive_with_new_pid(actor, old_pid: int) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 import msgpack
 import pytest
 
-from tablehost.actors.tournament import Tournament, TournamentError, TournamentSpec
+from tablehost.actors.tournament import Standing, Tournament, TournamentError, TournamentSpec
 from tablehost.actors.tournament.kept import (KeptTournament, PageExpired, StandingsPages, parse_results_token,
                                               parse_standings_token)
 
@@ -52,7 +52,7 @@ def _result(table: Any, rng: random.Random) -> Any:
 
 
 def pages(kept: KeptTournament, keeper: StandingsPages, size: int, now: float = 0.0,
-          between: Any = None) -> list[list[dict[str, Any]]]:
+          between: Any = None) -> list[tuple[Standing, ...]]:
     """Every page of the standings, calling `between` after each page."""
     version, offset, got = None, 0, []
     while True:
@@ -72,8 +72,8 @@ def test_the_fold_of_the_log_keeps_settings_joins_byes_and_the_state() -> None:
     assert [number for number, _ in kept.byes] == [1, 2]  # 7 players: one bye a round
     assert kept.events == len(logged_tournament(players=7, rounds=2))
     status = kept.status(StandingsPages().first(kept.core))
-    assert status["start_by_ms"] == 0  # started: it no longer expires
-    assert status["games_played"] == 6 and status["standings_total"] == 7
+    assert status.start_by_ms == 0  # started: it no longer expires
+    assert status.games_played == 6 and status.standings.total == 7
 
 
 def test_a_log_that_does_not_begin_with_its_created_event_is_refused() -> None:
@@ -86,9 +86,9 @@ def test_standings_pages_hold_every_player_once_in_place_order() -> None:
     got = pages(kept, StandingsPages(), 100)
     assert [len(page) for page in got] == [100, 100, 50]
     rows = [row for page in got for row in page]
-    assert sorted(row["player"] for row in rows) == [f"p{index:03d}" for index in range(250)]
-    assert [row["place"] for row in rows] == sorted(row["place"] for row in rows)
-    assert rows == [row for row in StandingsPages().first(kept.core, 1000).rows]
+    assert sorted(row.player for row in rows) == [f"p{index:03d}" for index in range(250)]
+    assert [row.place for row in rows] == sorted(row.place for row in rows)
+    assert rows == list(StandingsPages().first(kept.core, 1000).rows)
 
 
 def test_pages_cut_while_results_come_in_are_of_the_standings_of_the_first_page() -> None:
@@ -103,7 +103,7 @@ def test_pages_cut_while_results_come_in_are_of_the_standings_of_the_first_page(
         kept.core.record(_result(next(pending), rng))
 
     keeper = StandingsPages()
-    got = [row for page in pages(kept, keeper, 25, between=a_result_arrives) for row in page]
+    got = tuple(row for page in pages(kept, keeper, 25, between=a_result_arrives) for row in page)
     assert got == before  # each player once, as the standings stood at the first page
     assert keeper.first(kept.core, 1000).rows != before  # while the standings moved on
 
@@ -130,17 +130,17 @@ def test_a_page_of_standings_no_longer_kept_is_refused_so_the_reader_starts_agai
 def test_results_pages_follow_the_order_recorded_with_the_byes_on_the_last_page() -> None:
     kept = KeptTournament.replay(logged_tournament(players=9, rounds=3))
     every = kept.results(0, 1000)
-    assert every["results_total"] == 12 and len(every["byes"]) == 3 and every["next_page_token"] == ""
-    got, offset, byes = [], 0, []
+    assert every.total == 12 and len(every.byes) == 3 and every.next_page_token == ""
+    got, offset, byes = (), 0, ()
     while True:
         page = kept.results(offset, 5)
-        got += page["results"]
-        if not page["next_page_token"]:
-            byes = page["byes"]
+        got += page.results
+        if not page.next_page_token:
+            byes = page.byes
             break
-        assert page["byes"] == []
-        offset = parse_results_token(page["next_page_token"])
-    assert got == every["results"] and byes == every["byes"]
+        assert page.byes == ()
+        offset = parse_results_token(page.next_page_token)
+    assert got == every.results and byes == every.byes
 
 
 @pytest.mark.parametrize("token", ["", "s1", "s1.", "s-1.0", "sx.1", "r1", "s1.2.3", "s" + "1" * 13 + ".0"])
