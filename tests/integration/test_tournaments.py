@@ -433,6 +433,7 @@ def test_an_organiser_holds_at_most_the_cap_of_unfinished_tournaments_and_an_exp
                 TournamentClient(host.target, organiser_token=other) as quiet:
             # Asked all at once (the cap holds however the calls interleave).
             outcomes = await asyncio.gather(*(create(client, CAPPED_START_WITHIN_S) for _ in range(cap + 2)))
+            burst_answered_ms = now_ms()
             another_organiser = await create(quiet, 5)
             # Those tournaments are never started: they expire, and places come free.
             attempts = []  # (answered at, epoch ms; the answer)
@@ -441,12 +442,17 @@ def test_an_organiser_holds_at_most_the_cap_of_unfinished_tournaments_and_an_exp
                 answer = await create(client, 5)
                 attempts.append((now_ms(), answer))
                 await asyncio.sleep(0.5)  # the pace of the retries, not a synchronisation
-            return outcomes, another_organiser, attempts
+            return outcomes, burst_answered_ms, another_organiser, attempts
 
-    outcomes, another_organiser, attempts = run(scenario(), timeout=300)
+    outcomes, burst_answered_ms, another_organiser, attempts = run(scenario(), timeout=300)
     created = [outcome for outcome in outcomes if isinstance(outcome, pb.TournamentCreated)]
     refused = [outcome for outcome in outcomes if isinstance(outcome, tuple)]
-    assert len(created) == cap and len(refused) == 2
+    assert len(created) + len(refused) == cap + 2
+    # Exactly the cap, unless the machine was so slow that the first of them
+    # expired before the burst was answered: each place one of them freed may
+    # have been taken again, never more.
+    expired_meanwhile = sum(1 for tournament in created if tournament.start_by_ms <= burst_answered_ms)
+    assert cap <= len(created) <= cap + expired_meanwhile
     for code, details in refused:
         assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert f"has {cap} tournaments not yet finished, the most this host allows ({cap})" in details
