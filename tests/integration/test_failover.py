@@ -168,7 +168,7 @@ def test_a_killed_lobby_comes_back_with_its_rooms_tables_and_waiting_players(hos
     assert endpoint_after == endpoint_before
     assert len({a.table_id for a in seated}) == 1 and sorted(a.seat for a in seated) == [0, 1, 2, 3]
     # The restarted lobby counts tables from 1 again; its ids carry its incarnation.
-    assert f"-{after['incarnation'][:8]}.1-" in seated[0].table_id
+    assert f"-{after.incarnation[:8]}.1-" in seated[0].table_id
     assert all(s.result is not None and s.desyncs == 0 and s.gaps == 0 for s in sessions)
     assert sessions[0].result.seq == moves
 
