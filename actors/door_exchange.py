@@ -57,6 +57,29 @@ class DoorReply:
     lobby: str
 
 
+@dataclass(frozen=True, slots=True)
+class PrivateTable:
+    """A private table just created: the code its creator shares, its game
+    and its seats."""
+
+    code: str
+    game: str
+    seats: int
+
+
+@dataclass(frozen=True, slots=True)
+class QueueStatus:
+    """One public queue, for the lobby's status: its game, variant, seats and
+    partition, the players waiting and those being seated."""
+
+    game: str
+    variant: str
+    seats: int
+    partition: str
+    waiting: int
+    proposed: int
+
+
 @dataclass(eq=False)
 class DoorMailbox:
     """What the lobby has for one front door until its next poll."""
@@ -167,7 +190,7 @@ class DoorExchange:
         return True
 
     def create_private_table(self, game: str, variant: str, turn_timeout_ms: int, seats: int,
-                             client: str) -> dict[str, Any]:
+                             client: str) -> PrivateTable:
         """A private table waiting for players, its code for its creator; a
         client keeps a few waiting at most (actors/client_limits.py)."""
         rules = game_rules(self.catalog, game, variant)
@@ -183,7 +206,7 @@ class DoorExchange:
         overrides = {"turn_timeout_ms": turn_timeout_ms} if turn_timeout_ms else {}
         self.matchmaker.open_private(code, game, seats, self.options_for(game, overrides), time.monotonic())
         log.info("private %s table %s created", game, code)
-        return {"code": code, "game": game, "seats": seats}
+        return PrivateTable(code, game, seats)
 
     def seated(self, entrant: Entrant, assignment: lobby_pb2.TableAssignment) -> None:
         """Tell the player's front door where it sits; a door that is gone
@@ -228,11 +251,10 @@ class DoorExchange:
         self.client_limits.tidy(self._private_table_waits)
         self.propose()
 
-    def queues(self) -> list[dict[str, Any]]:
+    def queues(self) -> list[QueueStatus]:
         """The public queues, for the lobby's status."""
         return [
-            {"game": key.game, "variant": key.variant, "seats": key.seats, "partition": key.partition,
-             "waiting": len(g.waiting), "proposed": g.proposed * g.seats}
+            QueueStatus(key.game, key.variant, key.seats, key.partition, len(g.waiting), g.proposed * g.seats)
             for key, g in sorted(self.matchmaker.gatherings.items(), key=lambda item: item[0].label)
             if not key.code
         ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any
 
 from tablehost.actors.config import LobbyConfig
@@ -18,6 +19,25 @@ from tablehost.actors.room_supervisor import RoomSupervisor
 from tablehost.actors.table_opener import TableOpener
 
 log = logging.getLogger("tablehost.lobby")
+
+
+@dataclass(frozen=True, slots=True)
+class DrainStarted:
+    """The rooms a drain took out of service, the tables they held, whether
+    those move to other rooms now (else they play to their end), and
+    whether a node was cordoned."""
+
+    rooms: tuple[str, ...]
+    tables: int
+    tables_move: bool
+    node_cordoned: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DrainRefused:
+    """Why a drain was refused whole (nothing was changed)."""
+
+    error: str
 
 
 class Drains:
@@ -35,18 +55,18 @@ class Drains:
     def tables_move(self) -> bool:
         return self.config.room.store is not None
 
-    def drain(self, room_ids: list[str], node_id: str = "") -> dict[str, Any]:
+    def drain(self, room_ids: list[str], node_id: str = "") -> DrainStarted | DrainRefused:
         """Drain the rooms named, or every room on `node_id` (where no room
         starts again while the node runs). A request naming a room that does
         not exist or is not ready is refused whole."""
         if bool(room_ids) == bool(node_id):
-            return {"error": "name the rooms to drain or a node, not both and not neither"}
+            return DrainRefused("name the rooms to drain or a node, not both and not neither")
         if node_id:
             # A prefix will do, as `tablehost status` shows the first characters of each id.
             matches = [node for node in self.placement.nodes if node.startswith(node_id)]
             if len(matches) != 1:
                 how = "no live node" if not matches else f"{len(matches)} live nodes match"
-                return {"error": f"{how} {node_id} (the nodes now: {', '.join(sorted(self.placement.nodes))})"}
+                return DrainRefused(f"{how} {node_id} (the nodes now: {', '.join(sorted(self.placement.nodes))})")
             node_id = matches[0]
             # A room starting there is drained once ready; one being released is going anyway.
             room_ids = sorted((r.room_id for r in self.placement.rooms.values()
@@ -57,9 +77,9 @@ class Drains:
             room = self.placement.rooms.get(room_id)
             if room is None:
                 known = ", ".join(sorted(self.placement.rooms, key=room_number)) or "none"
-                return {"error": f"no room {room_id!r} (the rooms now: {known})"}
+                return DrainRefused(f"no room {room_id!r} (the rooms now: {known})")
             if room.state not in (RoomState.READY, RoomState.DRAINING):
-                return {"error": f"room {room_id} is {room.state.value}; only a ready room can be drained"}
+                return DrainRefused(f"room {room_id} is {room.state.value}; only a ready room can be drained")
             rooms.append(room)
         if node_id:
             self.rooms.cordoned.add(node_id)
@@ -70,8 +90,8 @@ class Drains:
                      "move to other rooms" if self.tables_move else "play to their end")
         self.opener.place_awaiting()  # starts their replacements
         self.step()
-        return {"rooms": [room.room_id for room in rooms], "tables": sum(len(room.tables) for room in rooms),
-                "tables_move": self.tables_move, "node_cordoned": bool(node_id)}
+        return DrainStarted(tuple(room.room_id for room in rooms), sum(len(room.tables) for room in rooms),
+                            self.tables_move, bool(node_id))
 
     def step(self) -> None:
         """Each draining room's next step: stopped once it holds no table;

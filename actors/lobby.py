@@ -33,17 +33,18 @@ from typing import Any
 import ray
 
 from tablehost.actors.config import LobbyConfig
-from tablehost.actors.door_exchange import DoorExchange, DoorMail, DoorReply
-from tablehost.actors.drains import Drains
+from tablehost.actors.door_exchange import DoorExchange, DoorMail, DoorReply, PrivateTable
+from tablehost.actors.drains import DrainRefused, Drains, DrainStarted
+from tablehost.actors.lobby_status import LobbyStatus, nodes_status
 from tablehost.actors.log_format import configure_logging
 from tablehost.actors.matchmaking import LobbyRefused, Refusal
-from tablehost.actors.placement import Placement, RoomRecord
+from tablehost.actors.placement import Placement
 from tablehost.actors.process_tuning import tune_garbage_collection
 from tablehost.actors.room_calls import TableClosed, TableOver
 from tablehost.actors.room_supervisor import LOBBY_NAME, NAMESPACE, RoomSupervisor, was_restarted
-from tablehost.actors.round_watch import RoundWatch
+from tablehost.actors.round_watch import RoundStatus, RoundWatch
 from tablehost.actors.table_admin import TableAdmin, TableListing
-from tablehost.actors.table_directory import TableDescription, TableDirectory
+from tablehost.actors.table_directory import TableDescription, TableDirectory, TableSnapshot
 from tablehost.actors.table_mint import TableMint
 from tablehost.actors.table_opener import TableOpener
 from tablehost.actors.tournament_tables import Placing, TournamentTable
@@ -105,7 +106,7 @@ class LobbyActor:
         log.info("lobby %s, seed %d; %d rooms and %d tables taken back", "restarted" if restarted else "up",
                  self.seed, len(self.placement.rooms), self.directory.running_count)
 
-    async def ready(self, timeout_s: float = 120.0) -> dict[str, Any]:
+    async def ready(self, timeout_s: float = 120.0) -> LobbyStatus:
         """Start the rooms every node's CPUs call for and wait until they
         serve (or `timeout_s`); idempotent. Rooms that follow demand may wait
         for the autoscaler's node: nobody waits for them here."""
@@ -135,7 +136,7 @@ class LobbyActor:
         return self.front_doors.leave(ticket)
 
     async def create_private_table(self, game: str, variant: str, turn_timeout_ms: int, seats: int = 0,
-                                   client: str = "") -> dict[str, Any]:
+                                   client: str = "") -> PrivateTable:
         """A private table waiting for players, its code given to its creator
         (`client`: the identity its front door names)."""
         return self.front_doors.create_private_table(game, variant, turn_timeout_ms, seats, client)
@@ -173,7 +174,7 @@ class LobbyActor:
         no longer running or after `timeout_s`."""
         return await self.results.wait(table_ids, timeout_s)
 
-    async def tournament_rounds(self) -> list[dict[str, Any]]:
+    async def tournament_rounds(self) -> list[RoundStatus]:
         """The tournaments with a round in play: id, round, deadline, whether overdue."""
         return self.round_watch.in_play(time.time())
 
@@ -216,7 +217,7 @@ class LobbyActor:
 
     # -- what the operator does (actors/drains.py, actors/table_admin.py) -------------------
 
-    async def drain(self, room_ids: list[str], node_id: str = "") -> dict[str, Any]:
+    async def drain(self, room_ids: list[str], node_id: str = "") -> DrainStarted | DrainRefused:
         """Take rooms out of service (actors/drains.py): the rooms named, or
         every room on `node_id`."""
         return self.drains.drain(room_ids, node_id)
@@ -233,49 +234,43 @@ class LobbyActor:
     async def adjudicate_table(self, table_id: str, places: list[int], reason: str) -> str:
         return await self.table_admin.adjudicate(table_id, places, reason)
 
-    async def table_record(self, table_id: str) -> dict[str, Any]:
+    async def table_record(self, table_id: str) -> TableSnapshot:
         record = self.directory.get(table_id)
         if record is None:
             raise LobbyRefused(Refusal.NOT_FOUND, f"no table {table_id!r} on record")
-        return record.to_dict()
+        return record.snapshot()
 
     async def stop_rooms(self) -> int:
         """Stop every room, as a host with an embedded Ray does when it stops."""
         return await self.rooms.stop_all()
 
     async def room_handles(self) -> dict[str, Any]:
+        """Each room's actor handle by room id."""
         return self.rooms.handles()
 
-    async def status(self) -> dict[str, Any]:
-        rooms_by_node: dict[str, list[dict[str, Any]]] = {node: [] for node in self.placement.nodes}
-        for room in sorted(self.placement.rooms.values(), key=lambda r: r.room_id):
-            rooms_by_node.setdefault(room.node_id, []).append(_room_status(room))
-        queues = self.front_doors.queues()
-        return {
-            "seed": self.seed,
-            "incarnation": self.incarnation,
-            "pid": os.getpid(),
-            "run_id": self.config.room.run_id,
-            "nodes": [
-                {"node_id": node, "cpus": self.placement.nodes.get(node, 0.0), "alive": node in self.placement.nodes,
-                 "rooms": rooms}
-                for node, rooms in sorted(rooms_by_node.items())
-            ],
-            "queues": queues,
-            "waiting": sum(q["waiting"] for q in queues),
-            "private_tables": self.front_doors.matchmaker.private_count,
-            "rooms": len(self.placement.rooms),
-            "tables": self.directory.running_count,
-            "free_slots": self.placement.free,
-            "tables_per_room": self.placement.tables_per_room,
-            "tables_started": self.directory.started,
-            "tables_awaiting_room": len(self.opener.awaiting_room),
-            "records_kept": self.directory.retained_count,
-            "front_doors": len(self.front_doors.mailboxes),
-            "nodes_alive": len(self.placement.nodes),
-            "nodes_dead": self.rooms.nodes_dead,
-            "tournament_rounds_overdue": len(self.round_watch.overdue(time.time())),
-        }
+    async def status(self) -> LobbyStatus:
+        queues = tuple(self.front_doors.queues())
+        return LobbyStatus(
+            seed=self.seed,
+            incarnation=self.incarnation,
+            pid=os.getpid(),
+            run_id=self.config.room.run_id,
+            nodes=nodes_status(self.placement),
+            queues=queues,
+            waiting=sum(queue.waiting for queue in queues),
+            private_tables=self.front_doors.matchmaker.private_count,
+            rooms=len(self.placement.rooms),
+            tables=self.directory.running_count,
+            free_slots=self.placement.free,
+            tables_per_room=self.placement.tables_per_room,
+            tables_started=self.directory.started,
+            tables_awaiting_room=len(self.opener.awaiting_room),
+            records_kept=self.directory.retained_count,
+            front_doors=len(self.front_doors.mailboxes),
+            nodes_alive=len(self.placement.nodes),
+            nodes_dead=self.rooms.nodes_dead,
+            tournament_rounds_overdue=len(self.round_watch.overdue(time.time())),
+        )
 
     # -- housekeeping ------------------------------------------------------------------------
 
@@ -307,8 +302,3 @@ class LobbyActor:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-
-def _room_status(room: RoomRecord) -> dict[str, Any]:
-    return {"room_id": room.room_id, "endpoint": room.endpoint, "state": room.state.value,
-            "tables": len(room.tables), "capacity": room.capacity, "pid": room.pid,
-            "metrics_endpoint": room.metrics_endpoint}

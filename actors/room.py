@@ -23,6 +23,7 @@ import asyncio
 import dataclasses
 import logging
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import ray
@@ -37,7 +38,7 @@ from tablehost.actors.outbound import StreamEnd
 from tablehost.actors.room_reports import RoomReports
 from tablehost.actors.room_server import RoomServer
 from tablehost.actors.room_calls import RoomStarted, TableOpening, TableRequest, table_record
-from tablehost.actors.room_tables import RoomTables
+from tablehost.actors.room_tables import RoomTables, TableLog, TableStatus
 from tablehost.actors.table import Table, resume_table
 from tablehost.actors.versions import code_versions, why_not_resumable
 from tablehost.games.registry import GameCatalog
@@ -51,6 +52,23 @@ _OPEN_BEFORE_YIELDING = 50
 def room_actor_name(lobby_name: str, room_id: str) -> str:
     """Rooms are named after their lobby, so a restarted lobby finds its own."""
     return f"{lobby_name}/{room_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class RoomCounts:
+    """A room's counts for the operator (its `status`): where it serves and
+    how busy it is, nothing per table, so it stays cheap at a full room."""
+
+    room_id: str
+    endpoint: str
+    metrics_endpoint: str
+    node_id: str
+    pid: int
+    tables: int
+    capacity: int
+    games_hosted: int
+    tables_failed: int
+    streams: int
 
 
 @ray.remote(num_cpus=0)
@@ -271,26 +289,24 @@ class RoomActor:
 
     # -- status ---------------------------------------------------------------
 
-    async def status(self) -> dict[str, Any]:
-        """Counts for the operator: nothing per table, so it stays cheap at
-        a full room."""
-        return {
-            "room_id": self.room_id,
-            "endpoint": self._server.endpoint if self._server is not None else "",
-            "metrics_endpoint": self._server.metrics_endpoint if self._server is not None else "",
-            "node_id": ray.get_runtime_context().get_node_id(),
-            "pid": os.getpid(),
-            "tables": len(self.tables),
-            "capacity": self.config.tables_per_room,
-            "games_hosted": self.games_hosted,
-            "tables_failed": self.room_tables.failed,
-            "streams": sum(len(table.streams.live) for table in self.tables.values()),
-        }
+    async def status(self) -> RoomCounts:
+        return RoomCounts(
+            room_id=self.room_id,
+            endpoint=self._server.endpoint if self._server is not None else "",
+            metrics_endpoint=self._server.metrics_endpoint if self._server is not None else "",
+            node_id=ray.get_runtime_context().get_node_id(),
+            pid=os.getpid(),
+            tables=len(self.tables),
+            capacity=self.config.tables_per_room,
+            games_hosted=self.games_hosted,
+            tables_failed=self.room_tables.failed,
+            streams=sum(len(table.streams.live) for table in self.tables.values()),
+        )
 
-    async def table_log(self, table_id: str) -> dict[str, Any] | None:
+    async def table_log(self, table_id: str) -> TableLog | None:
         """A table's match header and every accepted command (RoomTables.log_of)."""
         return self.room_tables.log_of(table_id)
 
-    async def table_status(self, table_id: str) -> dict[str, Any] | None:
+    async def table_status(self, table_id: str) -> TableStatus | None:
         """One table's counters and state hash (RoomTables.status_of)."""
         return self.room_tables.status_of(table_id)

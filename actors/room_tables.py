@@ -12,6 +12,7 @@ import asyncio
 import ctypes
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from tablehost.actors.config import RoomConfig
@@ -34,6 +35,32 @@ def _release_free_heap() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):  # not glibc: nothing to trim
         pass
+
+
+@dataclass(frozen=True, slots=True)
+class TableLog:
+    """A table's match header and every accepted command, as plain data:
+    what a replay needs to rebuild its state."""
+
+    header: dict[str, Any]
+    commands: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TableStatus:
+    """One table's counters and state hash (what tests check behind the wire)."""
+
+    table_id: str
+    seq: int
+    over: bool
+    streams: int
+    moves: int
+    automatic_moves: int
+    rejects: int
+    desyncs: int
+    streams_flooded: int
+    state_hash: str
+    remembered_rejections: int
 
 
 class RoomTables:
@@ -82,32 +109,29 @@ class RoomTables:
         self._reports.over(TableOver(table.table_id, None, tuple(absent)))
         self.close(table, f"seats {absent} did not show up within {window:.0f} s")
 
-    def log_of(self, table_id: str) -> dict[str, Any] | None:
-        """A table's match header and every accepted command, as plain data:
-        what a replay needs to rebuild its state."""
+    def log_of(self, table_id: str) -> TableLog | None:
         table = self.tables.get(table_id)
         if table is None:
             return None
-        return {"header": table.match.header(), "commands": [command.to_plain() for command in table.match.commands]}
+        return TableLog(table.match.header(), tuple(command.to_plain() for command in table.match.commands))
 
-    def status_of(self, table_id: str) -> dict[str, Any] | None:
-        """One table's counters and state hash (what tests check behind the wire)."""
+    def status_of(self, table_id: str) -> TableStatus | None:
         table = self.tables.get(table_id)
         if table is None:
             return None
-        return {
-            "table_id": table.table_id,
-            "seq": table.seq,
-            "over": table.over,
-            "streams": len(table.streams.live),
-            "moves": table.stats.moves,
-            "automatic_moves": table.stats.automatic_moves,
-            "rejects": table.stats.rejects,
-            "desyncs": table.stats.desyncs,
-            "streams_flooded": table.stats.floods,
-            "state_hash": table.match.state_hash(),
-            "remembered_rejections": table.remembered_rejections,
-        }
+        return TableStatus(
+            table_id=table.table_id,
+            seq=table.seq,
+            over=table.over,
+            streams=len(table.streams.live),
+            moves=table.stats.moves,
+            automatic_moves=table.stats.automatic_moves,
+            rejects=table.stats.rejects,
+            desyncs=table.stats.desyncs,
+            streams_flooded=table.stats.floods,
+            state_hash=table.match.state_hash(),
+            remembered_rejections=table.remembered_rejections,
+        )
 
     # -- what a table tells its room (actors.table.TableOwner) --------------------
 

@@ -23,6 +23,17 @@ class RoundInPlay:
     deadline_s: float  # epoch seconds
 
 
+@dataclass(frozen=True, slots=True)
+class RoundStatus:
+    """A tournament's round in play, for the operator: its number, its
+    deadline (epoch seconds) and whether it is open past it and the grace."""
+
+    tournament_id: str
+    round: int
+    deadline_s: float
+    overdue: bool
+
+
 class RoundWatch:
     def __init__(self, grace_s: float = OVERDUE_GRACE_S) -> None:
         self.grace_s = grace_s
@@ -34,11 +45,11 @@ class RoundWatch:
     def ended(self, tournament_id: str) -> None:
         self._rounds.pop(tournament_id, None)
 
-    def in_play(self, now_s: float) -> list[dict[str, object]]:
-        return [{"tournament_id": tournament_id, "round": round_in_play.number, "deadline_s": round_in_play.deadline_s,
-                 "overdue": now_s > round_in_play.deadline_s + self.grace_s}
+    def in_play(self, now_s: float) -> list[RoundStatus]:
+        return [RoundStatus(tournament_id, round_in_play.number, round_in_play.deadline_s,
+                            now_s > round_in_play.deadline_s + self.grace_s)
                 for tournament_id, round_in_play in sorted(self._rounds.items())]
 
     def overdue(self, now_s: float) -> list[str]:
         """The tournaments whose round is open past its deadline and the grace."""
-        return [str(entry["tournament_id"]) for entry in self.in_play(now_s) if entry["overdue"]]
+        return [entry.tournament_id for entry in self.in_play(now_s) if entry.overdue]

@@ -7,6 +7,7 @@ log with who asked, what, why and how it ended."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -16,6 +17,8 @@ import grpc
 import ray
 from grpc import aio
 
+from tablehost.actors.drains import DrainRefused, DrainStarted
+from tablehost.actors.lobby_status import LobbyStatus
 from tablehost.actors.matchmaking import LobbyRefused
 from tablehost.actors.table_admin import MAX_LISTED, TableListing
 from tablehost.actors.unary_parsing import CLIENT
@@ -33,26 +36,26 @@ MAX_TABLE_ID = 128
 MAX_PLAYER = 64
 
 
-def host_status(status: dict[str, Any], waiting_here: int, age_s: float) -> pb.HostStatus:
-    """The lobby's status map as the wire message."""
+def host_status(status: LobbyStatus, waiting_here: int, age_s: float) -> pb.HostStatus:
+    """The lobby's status as the wire message."""
     return pb.HostStatus(
         nodes=[
             pb.NodeStatus(
-                node_id=node["node_id"], cpus=node["cpus"], alive=node["alive"],
-                rooms=[pb.RoomStatus(**room) for room in node["rooms"]],
+                node_id=node.node_id, cpus=node.cpus, alive=node.alive,
+                rooms=[pb.RoomStatus(**dataclasses.asdict(room)) for room in node.rooms],
             )
-            for node in status["nodes"]
+            for node in status.nodes
         ],
-        queues=[pb.QueueStatus(**queue) for queue in status["queues"]],
-        rooms=status["rooms"],
-        tables=status["tables"],
-        free_slots=status["free_slots"],
-        tables_per_room=status["tables_per_room"],
-        tables_started=status["tables_started"],
-        waiting=status["waiting"],
-        private_tables=status["private_tables"],
-        tables_awaiting_room=status["tables_awaiting_room"],
-        front_doors=status["front_doors"],
+        queues=[pb.QueueStatus(**dataclasses.asdict(queue)) for queue in status.queues],
+        rooms=status.rooms,
+        tables=status.tables,
+        free_slots=status.free_slots,
+        tables_per_room=status.tables_per_room,
+        tables_started=status.tables_started,
+        waiting=status.waiting,
+        private_tables=status.private_tables,
+        tables_awaiting_room=status.tables_awaiting_room,
+        front_doors=status.front_doors,
         waiting_here=waiting_here,
         age_s=age_s,
     )
@@ -70,16 +73,16 @@ class StatusCache:
     call: callers meanwhile get the snapshot (and its age), and callers while
     it is being refreshed share that one call."""
 
-    def __init__(self, read: Callable[[], Awaitable[dict[str, Any]]], interval_s: float = STATUS_INTERVAL_S,
+    def __init__(self, read: Callable[[], Awaitable[LobbyStatus]], interval_s: float = STATUS_INTERVAL_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self._read = read
         self.interval_s = interval_s
         self._clock = clock
-        self._status: dict[str, Any] | None = None
+        self._status: LobbyStatus | None = None
         self._taken_at = 0.0
         self._refreshing: asyncio.Future[None] | None = None
 
-    async def get(self) -> tuple[dict[str, Any], float]:
+    async def get(self) -> tuple[LobbyStatus, float]:
         """The snapshot and its age in seconds."""
         if self._status is None or self._clock() - self._taken_at >= self.interval_s:
             if self._refreshing is None:
@@ -161,14 +164,13 @@ class AdminService(admin_pb2_grpc.AdminServicer):
                                 f"at most {MAX_LISTED} room ids of at most {MAX_TABLE_ID} characters")
         started = await self._act(context, "drain", {"room_ids": room_ids, "node_id": node_id, "reason": reason},
                                   self._drain(context, room_ids, node_id))
-        return pb.DrainStarted(room_ids=started["rooms"], tables=started["tables"],
-                               tables_move=started["tables_move"])
+        return pb.DrainStarted(room_ids=started.rooms, tables=started.tables, tables_move=started.tables_move)
 
-    async def _drain(self, context: aio.ServicerContext, room_ids: list[str], node_id: str) -> dict[str, Any]:
+    async def _drain(self, context: aio.ServicerContext, room_ids: list[str], node_id: str) -> DrainStarted:
         answer = await self._lobby_call(context, self._lobby.drain.remote(room_ids, node_id))
-        if "error" in answer:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, answer["error"])
-        return dict(answer)
+        if isinstance(answer, DrainRefused):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, answer.error)
+        return answer
 
     async def _tournament_action(self, context: aio.ServicerContext, method: str,
                                  request: pb.TournamentActionRequest, *args: Any) -> pb.AdminDone:
@@ -180,7 +182,8 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def _act(self, context: aio.ServicerContext, action: str, fields: dict[str, Any],
                    doing: Awaitable[Any]) -> Any:
         """Carry out one action and write its audit line, done or refused; a
-        summary line is answered as AdminDone, anything else as it is."""
+        summary line is answered as AdminDone, anything else (a record) as
+        it is, written to the audit line as JSON."""
         admin = CLIENT.get().removeprefix(ADMIN_PREFIX)
         try:
             outcome = await doing
@@ -190,7 +193,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             audit(action, admin=admin, peer=context.peer(), outcome="refused", status=getattr(code, "name", str(code)),
                   why=str(context.details() or ""), **fields)
             raise
-        summary = outcome if isinstance(outcome, str) else json.dumps(outcome, sort_keys=True)
+        summary = outcome if isinstance(outcome, str) else json.dumps(dataclasses.asdict(outcome), sort_keys=True)
         audit(action, admin=admin, peer=context.peer(), outcome="done", summary=summary, **fields)
         return pb.AdminDone(summary=outcome) if isinstance(outcome, str) else outcome
 

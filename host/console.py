@@ -17,6 +17,7 @@ Bounded: request bodies of 16 KiB, at most MAX_WATCHERS live views at once
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -171,7 +172,7 @@ class Console:
 
     async def _tournaments_in_play(self, request: web.Request) -> web.Response:
         async def in_play(context: ConsoleContext) -> list[dict[str, Any]]:
-            return list(await self._lobby.tournament_rounds.remote())
+            return [dataclasses.asdict(entry) for entry in await self._lobby.tournament_rounds.remote()]
         return await self._call(request, in_play)
 
     async def _tournament(self, request: web.Request) -> web.Response:

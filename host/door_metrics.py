@@ -18,6 +18,7 @@ from typing import Any
 import ray
 from prometheus_client import CollectorRegistry, ProcessCollector
 
+from tablehost.actors.lobby_status import LobbyStatus
 from tablehost.actors.metrics import Gauge, GaugeCollector, MetricsServer
 from tablehost.host.waiting import WaitingLine
 
@@ -52,7 +53,7 @@ class DoorMetrics:
         self._waiting = waiting
         # The lobby's last status: replaced whole by the refresh task, read
         # by the HTTP server's threads.
-        self._status: dict[str, Any] | None = None
+        self._status: LobbyStatus | None = None
         self.registry = CollectorRegistry()
         ProcessCollector(registry=self.registry)
         self.registry.register(GaugeCollector(DOOR_GAUGES, self._gauges))
@@ -114,8 +115,7 @@ class DoorMetrics:
         status = self._status
         if status is None:
             return []
-        return [room["metrics_endpoint"] for node in status["nodes"] for room in node["rooms"]
-                if room.get("metrics_endpoint")]
+        return [room.metrics_endpoint for node in status.nodes for room in node.rooms if room.metrics_endpoint]
 
     def _gauges(self) -> Iterable[Gauge]:
         status = self._status
@@ -126,19 +126,19 @@ class DoorMetrics:
         # Summed over a queue's partitions (what a game splits its queue by,
         # e.g. a rating band): one series per game, variant and seat count.
         queues: dict[tuple[str, str, str], list[int]] = {}
-        for queue in status["queues"]:
-            counts = queues.setdefault((queue["game"], queue["variant"], str(queue["seats"])), [0, 0])
-            counts[0] += queue["waiting"]
-            counts[1] += queue["proposed"]
+        for queue in status.queues:
+            counts = queues.setdefault((queue.game, queue.variant, str(queue.seats)), [0, 0])
+            counts[0] += queue.waiting
+            counts[1] += queue.proposed
         for labels, (waiting, proposed) in sorted(queues.items()):
             yield Gauge("tablehost_queue_waiting", labels, waiting)
             yield Gauge("tablehost_queue_being_seated", labels, proposed)
-        yield Gauge("tablehost_rooms", (), status["rooms"])
-        yield Gauge("tablehost_tables_running", (), status["tables"])
-        yield Gauge("tablehost_tables_started", (), status["tables_started"])
-        yield Gauge("tablehost_free_slots", (), status["free_slots"])
-        yield Gauge("tablehost_tables_awaiting_room", (), status["tables_awaiting_room"])
-        yield Gauge("tablehost_private_tables", (), status["private_tables"])
-        yield Gauge("tablehost_ray_nodes", ("alive",), status["nodes_alive"])
-        yield Gauge("tablehost_ray_nodes", ("dead",), status["nodes_dead"])
-        yield Gauge("tablehost_tournament_rounds_overdue", (), status["tournament_rounds_overdue"])
+        yield Gauge("tablehost_rooms", (), status.rooms)
+        yield Gauge("tablehost_tables_running", (), status.tables)
+        yield Gauge("tablehost_tables_started", (), status.tables_started)
+        yield Gauge("tablehost_free_slots", (), status.free_slots)
+        yield Gauge("tablehost_tables_awaiting_room", (), status.tables_awaiting_room)
+        yield Gauge("tablehost_private_tables", (), status.private_tables)
+        yield Gauge("tablehost_ray_nodes", ("alive",), status.nodes_alive)
+        yield Gauge("tablehost_ray_nodes", ("dead",), status.nodes_dead)
+        yield Gauge("tablehost_tournament_rounds_overdue", (), status.tournament_rounds_overdue)

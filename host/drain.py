@@ -15,7 +15,10 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tablehost.actors.lobby_status import LobbyStatus
 
 DEFAULT_TIMEOUT_S = 600.0
 _POLL_S = 0.5
@@ -32,10 +35,10 @@ def add_drain_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"seconds to wait for the rooms to empty and stop (default {DEFAULT_TIMEOUT_S:g})")
 
 
-def _rooms_left(status: dict[str, Any], room_ids: list[str]) -> dict[str, int]:
+def _rooms_left(status: LobbyStatus, room_ids: tuple[str, ...]) -> dict[str, int]:
     """Of `room_ids`, those the lobby still lists, with their tables."""
-    rooms = {room["room_id"]: room for node in status["nodes"] for room in node["rooms"]}
-    return {room_id: rooms[room_id]["tables"] for room_id in room_ids if room_id in rooms}
+    rooms = {room.room_id: room for node in status.nodes for room in node.rooms}
+    return {room_id: rooms[room_id].tables for room_id in room_ids if room_id in rooms}
 
 
 def drain_rooms(lobby: Any, room_ids: list[str], node_id: str, timeout_s: float,
@@ -45,13 +48,15 @@ def drain_rooms(lobby: Any, room_ids: list[str], node_id: str, timeout_s: float,
     `timeout_s`, 2 if the lobby refused the request (nothing was changed)."""
     import ray
 
+    from tablehost.actors.drains import DrainRefused
+
     answer = ray.get(lobby.drain.remote(room_ids, node_id))
-    if "error" in answer:
-        say(f"tablehost drain: {answer['error']}")
+    if isinstance(answer, DrainRefused):
+        say(f"tablehost drain: {answer.error}")
         return 2
-    draining = answer["rooms"]
-    how = "moving to other rooms" if answer["tables_move"] else "playing to their end (the host has no store)"
-    say(f"draining {', '.join(draining)}: {answer['tables']} tables {how}")
+    draining = answer.rooms
+    how = "moving to other rooms" if answer.tables_move else "playing to their end (the host has no store)"
+    say(f"draining {', '.join(draining)}: {answer.tables} tables {how}")
     deadline = time.monotonic() + timeout_s
     shown: dict[str, int] = {}
     while left := _rooms_left(ray.get(lobby.status.remote()), draining):

@@ -151,7 +151,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             self._lobby.create_private_table.remote(request.game, request.variant, request.turn_timeout_ms,
                                                     request.seats, self._client()),
         )
-        return pb.PrivateTable(**created)
+        return pb.PrivateTable(code=created.code, game=created.game, seats=created.seats)
 
     async def Spectate(self, request: pb.SpectateRequest, context: aio.ServicerContext) -> pb.TableAssignment:
         try:

@@ -63,7 +63,7 @@ async def simulate(args: argparse.Namespace, tls_root_cert: bytes | None, join_d
         if host is not None:
             # Where the host here put its rooms (over the nodes of --address).
             lobby = await host.lobby.status.remote()
-            summary["rooms_per_node"] = sorted(len(node["rooms"]) for node in lobby["nodes"] if node["alive"])
+            summary["rooms_per_node"] = sorted(len(node.rooms) for node in lobby.nodes if node.alive)
     finally:
         if host is not None:
             await host.stop()

@@ -166,9 +166,9 @@ async def _host_view() -> dict[str, Any]:
         status = await ray.get_actor(LOBBY_NAME, namespace=NAMESPACE).status.remote()
     except (ValueError, ray.exceptions.RayError) as error:
         return {"error": f"the lobby cannot be read: {type(error).__name__}: {error}"}
-    rooms = [{"room_id": room["room_id"], "node_id": node["node_id"], "endpoint": room["endpoint"], "pid": room["pid"]}
-             for node in status["nodes"] for room in node["rooms"]]
-    return {"tables_started": status["tables_started"], "rooms": rooms}
+    rooms = [{"room_id": room.room_id, "node_id": node.node_id, "endpoint": room.endpoint, "pid": room.pid}
+             for node in status.nodes for room in node.rooms]
+    return {"tables_started": status.tables_started, "rooms": rooms}
 
 
 def _host_section(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import random
@@ -272,7 +273,7 @@ class Chaos:
         """Every game is over and its players gone: every table, resumed or
         not, must close and free its slot, or it would hold it for ever."""
         async def all_closed() -> bool:
-            self.findings.left_open = (await self.host.host.lobby.status.remote())["tables"]
+            self.findings.left_open = (await self.host.host.lobby.status.remote()).tables
             return not self.findings.left_open
 
         try:
@@ -340,8 +341,8 @@ class Chaos:
         async def found() -> bool:
             status = await self.host.host.lobby.status.remote()
             endpoints = {plays[0].session.endpoint for plays in list(self.live.values())}
-            rooms[:] = [dict(room, node_id=node["node_id"]) for node in status["nodes"] for room in node["rooms"]
-                        if room["state"] == "ready" and room["endpoint"] in endpoints]
+            rooms[:] = [dict(dataclasses.asdict(room), node_id=node.node_id) for node in status.nodes
+                        for room in node.rooms if room.state == "ready" and room.endpoint in endpoints]
             return bool(rooms)
 
         await wait_until(found, timeout=60, interval=0.05)

@@ -12,6 +12,8 @@ import signal
 
 import psutil
 
+from tablehost.actors.lobby_status import LobbyStatus, RoomStatus
+from tablehost.actors.room_tables import TableStatus
 from tablehost.clients.sdk import LobbyClient, TableSession
 
 
@@ -70,37 +72,37 @@ async def _answer(value):
     return await value if inspect.isawaitable(value) else value
 
 
-async def table_status(host, table_id: str) -> dict:
+async def table_status(host, table_id: str) -> TableStatus:
     """The room's own counters and state hash for one table."""
     record = host.lobby("table_record", table_id)
     rooms = await host.host.lobby.room_handles.remote()
-    return await rooms[record["room_id"]].table_status.remote(table_id)
+    return await rooms[record.room_id].table_status.remote(table_id)
 
 
 def waiting_in_queue(host, game: str = "bigtwo", variant: str = "") -> int:
     """Players the lobby holds in one public queue (not yet proposed)."""
-    for queue in host.lobby("status")["queues"]:
-        if queue["game"] == game and queue["variant"] == variant:
-            return queue["waiting"]
+    for queue in host.lobby("status").queues:
+        if queue.game == game and queue.variant == variant:
+            return queue.waiting
     return 0
 
 
-def lobby_status(host) -> dict:
+def lobby_status(host) -> LobbyStatus:
     return host.lobby("status")
 
 
-def rooms_by_id(host) -> dict[str, dict]:
-    return {room["room_id"]: room for node in lobby_status(host)["nodes"] for room in node["rooms"]}
+def rooms_by_id(host) -> dict[str, RoomStatus]:
+    return {room.room_id: room for node in lobby_status(host).nodes for room in node.rooms}
 
 
 def room_of(host, table_id: str) -> str:
-    return host.lobby("table_record", table_id)["room_id"]
+    return host.lobby("table_record", table_id).room_id
 
 
 async def wait_for_quiet_lobby(host) -> None:
     """Earlier tests' tables have closed (they linger briefly after a game)."""
     try:
-        await wait_until(lambda: lobby_status(host)["tables"] == 0, timeout=60)
+        await wait_until(lambda: lobby_status(host).tables == 0, timeout=60)
     except TimeoutError:
         raise TimeoutError(f"tables still open after 60 s: {lobby_status(host)}") from None
 

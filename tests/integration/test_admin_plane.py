@@ -246,7 +246,7 @@ def test_a_removed_seat_stays_removed_when_its_table_resumes_in_another_room(hos
         try:
             await admin_call(host, "RemoveSeat", pb.RemoveSeatRequest(table_id=table_id, seat=1, reason="cheating"))
             await wait_until(lambda: sessions[1].failure is not None, timeout=10)
-            kill(rooms_by_id(host)[room_id]["pid"])
+            kill(rooms_by_id(host)[room_id].pid)
             await wait_until(lambda: room_of(host, table_id) not in ("", room_id), timeout=30)
             await wait_until(lambda: all(s.reconnects >= 1 for s in (sessions[0], sessions[2], sessions[3])),
                              timeout=30)
@@ -294,4 +294,4 @@ def test_an_operator_drains_a_room_through_the_admin_plane_and_its_table_plays_o
                              timeout=60, env=environment)
     assert refused.returncode == 1
     assert refused.stderr.startswith("tablehost admin drain: INVALID_ARGUMENT: no room 'room-9999'")
-    assert "draining" not in {room["state"] for room in rooms_by_id(host).values()}
+    assert "draining" not in {room.state for room in rooms_by_id(host).values()}

@@ -12,6 +12,7 @@ import pytest
 from conftest import run
 from support import close_all, seat_table
 
+from tablehost.actors.room_tables import TableLog
 from tablehost.clients.bots import PlayStats, RandomBot, play_seat
 from tablehost.clients.sdk import LobbyClient, LobbyError, TableSession
 from tablehost.games.engine.match import Command, replay
@@ -37,15 +38,15 @@ async def seat_trio(host, join_data: list[dict], *, code: str | None = None) -> 
     return [lobbies[i] for i in order], [sessions[i] for i in order]
 
 
-async def table_log(host, table_id: str) -> dict:
+async def table_log(host, table_id: str) -> TableLog:
     rooms = await host.host.lobby.room_handles.remote()
-    return await rooms[host.lobby("table_record", table_id)["room_id"]].table_log.remote(table_id)
+    return await rooms[host.lobby("table_record", table_id).room_id].table_log.remote(table_id)
 
 
 async def room_state_hash(host, table_id: str) -> str:
     rooms = await host.host.lobby.room_handles.remote()
-    status = await rooms[host.lobby("table_record", table_id)["room_id"]].table_status.remote(table_id)
-    return status["state_hash"]
+    status = await rooms[host.lobby("table_record", table_id).room_id].table_status.remote(table_id)
+    return status.state_hash
 
 
 def test_three_seats_asked_together_and_out_of_turn_play_to_the_end_with_every_hash_verified(host) -> None:
@@ -63,7 +64,7 @@ def test_three_seats_asked_together_and_out_of_turn_play_to_the_end_with_every_h
     sessions, results, stats, log, state_hash = run(scenario())
     assert all(s.desyncs == 0 and s.gaps == 0 for s in sessions) and stats.rejects == 0
     assert len({result.seq for result in results}) == 1 and sum(results[0].scores) in range(-9, 10)
-    commands = [Command.from_plain(plain) for plain in log["commands"]]
+    commands = [Command.from_plain(plain) for plain in log.commands]
     # Every round asks all three seats before anyone's pick is shown: the log
     # has picks from different seats with no other seat's move between them.
     picks = [c.seat for c in commands if c.action["type"] == "pick"]
@@ -71,9 +72,9 @@ def test_three_seats_asked_together_and_out_of_turn_play_to_the_end_with_every_h
     # The match header carries each seat's join data as the game checked it
     # (seats are shuffled, so in some order); a replay of header and commands
     # gives the room's state exactly.
-    assert sorted(data["mark"] for data in log["header"]["join"]) == ["", "", "★"]
-    assert all(data["league"] == "a" for data in log["header"]["join"])
-    assert replay(TRIO, log["header"], commands).state_hash() == state_hash
+    assert sorted(data["mark"] for data in log.header["join"]) == ["", "", "★"]
+    assert all(data["league"] == "a" for data in log.header["join"])
+    assert replay(TRIO, log.header, commands).state_hash() == state_hash
 
 
 def test_requests_whose_deadlines_pass_are_answered_by_their_defaults(host) -> None:

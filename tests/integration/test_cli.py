@@ -74,7 +74,7 @@ def test_serve_joins_the_cluster_bots_finish_and_sigterm_stops_it(host) -> None:
     assert summary["games_completed"] == 2 and summary["desyncs"] == 0 and summary["errors"] == 0
     assert summary["moves"] > 0 and summary["p50_ms"] > 0 and summary["p99_ms"] >= summary["p50_ms"]
     # the cluster's lobby outlived the second front door
-    assert host.lobby("status")["tables_started"] >= 2
+    assert host.lobby("status").tables_started >= 2
 
 
 def test_a_person_plays_bigtwo_in_the_terminal_from_piped_input(host) -> None:

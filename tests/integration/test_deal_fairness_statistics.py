@@ -28,7 +28,7 @@ def samples(host) -> dict[str, list[TableSample]]:
     # The deals repeat only while the lobby keeps the host's fixed seed: a lobby
     # Ray restarted (test_failover kills it) deals from the OS's randomness,
     # and the statistics would no longer be deterministic.
-    assert host.lobby("status")["seed"] == host.host.config.seed, (
+    assert host.lobby("status").seed == host.host.config.seed, (
         "the session's lobby was restarted by an earlier test: run this module before test_failover")
 
     async def sample_all() -> list[list[TableSample]]:

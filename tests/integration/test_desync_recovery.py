@@ -47,4 +47,4 @@ def test_a_client_out_of_step_gets_the_hosts_view_back_and_plays_on(host: HostTh
             await close_all(lobbies, sessions)
 
     left, status = run(scenario())
-    assert left == 0 and status["desyncs"] == 1
+    assert left == 0 and status.desyncs == 1

@@ -31,7 +31,7 @@ def test_a_drained_rooms_tables_move_mid_game_and_finish_elsewhere_and_the_room_
         lobbies, sessions = await seat_table(host.target)
         table_id = sessions[0].table_id
         room_id = room_of(host, table_id)
-        room_pid = rooms_by_id(host)[room_id]["pid"]
+        room_pid = rooms_by_id(host)[room_id].pid
         said: list[str] = []
         try:
             for step in range(MOVES_BEFORE):
@@ -61,7 +61,7 @@ def test_a_drained_rooms_tables_move_mid_game_and_finish_elsewhere_and_the_room_
 
 def test_draining_a_room_or_node_the_lobby_does_not_have_is_refused_and_changes_nothing(host) -> None:
     lobby = ray.get_actor(LOBBY_NAME, namespace=NAMESPACE)
-    ready = next(room_id for room_id, room in rooms_by_id(host).items() if room["state"] == "ready")
+    ready = next(room_id for room_id, room in rooms_by_id(host).items() if room.state == "ready")
     said: list[str] = []
     assert drain_rooms(lobby, [ready, "room-9999"], "", 5.0, said.append) == 2
     assert drain_rooms(lobby, [], "no-such-node", 5.0, said.append) == 2
@@ -71,4 +71,4 @@ def test_draining_a_room_or_node_the_lobby_does_not_have_is_refused_and_changes_
     assert said[2] == "tablehost drain: name the rooms to drain or a node, not both and not neither"
     assert len(said) == 3
     # The room named beside the unknown one was not drained either.
-    assert "draining" not in {room["state"] for room in rooms_by_id(host).values()}
+    assert "draining" not in {room.state for room in rooms_by_id(host).values()}

@@ -67,14 +67,14 @@ def test_a_duel_with_a_mulligan_left_to_its_deadline_plays_to_the_end_with_every
     slow = sessions[1]
     assert all(s.desyncs == 0 and s.gaps == 0 for s in sessions) and stats.rejects == 0
     assert results[0] == results[1] and results[0].winner in (-1, 0, 1)
-    commands = [Command.from_plain(plain) for plain in log["commands"]]
+    commands = [Command.from_plain(plain) for plain in log.commands]
     expired = [c for c in commands if c.seat == slow.seat and c.action["type"] == "mulligan"]
     assert len(expired) == 1 and expired[0].automatic and expired[0].action["cards"] == []
     assert [card["id"] for card in opening[slow.seat]] == [card["id"] for card in kept_hand[:len(opening[slow.seat])]]
     assert any(u.kind == "delta" and u.automatic for u in seen)
     # The decks each player chose are in the match header, as the game checked them.
-    assert sorted(data["deck"] for data in log["header"]["join"]) == sorted(d["deck"] for d in DECKS)
-    final = replay(DUEL, log["header"], commands)
+    assert sorted(data["deck"] for data in log.header["join"]) == sorted(d["deck"] for d in DECKS)
+    final = replay(DUEL, log.header, commands)
     assert final.state_hash() == state_hash
     # Neither player's final view names a card in the other's hand or deck.
     for session in sessions:

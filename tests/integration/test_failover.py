@@ -19,6 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from support import (close_all, kill, lobby_status, play_randomly, room_of, rooms_by_id, seat_table,
                      wait_for_quiet_lobby, wait_until, waiting_in_queue)
 
+from tablehost.actors.lobby_status import LobbyStatus
 from tablehost.actors.room_calls import SeatRequest, TableRequest
 from tablehost.actors.store.local import LocalStore
 from tablehost.actors.tokens import SeatClaim, sign_seat_token
@@ -46,7 +47,7 @@ def test_a_killed_rooms_tables_resume_in_another_room_and_play_on_with_nothing_l
                 view = await sessions[seat].wait_for_request(timeout=10)
                 assert (await sessions[seat].commit(view["request"]["legal_actions"][0])).accepted
             seen_before_kill = [s.seq for s in sessions]
-            kill(rooms_by_id(host)[room_id]["pid"])
+            kill(rooms_by_id(host)[room_id].pid)
             await wait_until(lambda: room_id not in rooms_by_id(host), timeout=30)
             await wait_until(lambda: room_of(host, table_id) != room_id, timeout=30)
             endpoint = await lobbies[0].lookup_table(table_id)
@@ -56,7 +57,7 @@ def test_a_killed_rooms_tables_resume_in_another_room_and_play_on_with_nothing_l
             await close_all(lobbies, sessions)
 
     room_id, table_id, endpoint, seen_before_kill, moves, sessions = run(scenario())
-    assert endpoint == rooms_by_id(host)[room_of(host, table_id)]["endpoint"] and room_of(host, table_id) != room_id
+    assert endpoint == rooms_by_id(host)[room_of(host, table_id)].endpoint and room_of(host, table_id) != room_id
     assert all(s.result is not None and s.desyncs == 0 and s.gaps == 0 for s in sessions)
     assert all(s.reconnects >= 1 for s in sessions)
     assert all(s.result.seq >= before for s, before in zip(sessions, seen_before_kill))
@@ -76,25 +77,25 @@ def test_a_finished_table_whose_room_died_while_it_lingered_still_closes(host) -
         try:
             await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
             # The players are still connected, so the table lingers (2 s on the test host).
-            kill(rooms_by_id(host)[room_id]["pid"])
+            kill(rooms_by_id(host)[room_id].pid)
         finally:
             await close_all(lobbies, sessions)
         await wait_until(lambda: room_id not in rooms_by_id(host), timeout=30)
-        await wait_until(lambda: lobby_status(host)["tables"] == 0, timeout=30)
+        await wait_until(lambda: lobby_status(host).tables == 0, timeout=30)
         return table_id, room_id
 
     table_id, killed_room = run(scenario())
     record = host.lobby("table_record", table_id)
-    assert record["room_id"] not in (None, killed_room) and record["outcome"] == "finished", record
+    assert record.room_id not in (None, killed_room) and record.outcome == "finished", record
 
 
-def restarted_lobby(host, killed_pid: int) -> dict | None:
+def restarted_lobby(host, killed_pid: int) -> LobbyStatus | None:
     """The lobby's status once a new process answers (None while Ray restarts it)."""
     try:
         status = lobby_status(host)
     except ray.exceptions.RayError:
         return None
-    return status if status["pid"] != killed_pid else None
+    return status if status.pid != killed_pid else None
 
 
 async def _watch_health(target: str, seen: list[int], until_back: asyncio.Event) -> None:
@@ -132,9 +133,9 @@ def test_a_killed_lobby_comes_back_with_its_rooms_tables_and_waiting_players(hos
             watcher = asyncio.ensure_future(_watch_health(host.target, health, back))
             await wait_until(lambda: health == [health_pb2.HealthCheckResponse.SERVING], timeout=10)
             before = lobby_status(host)
-            rooms_before = {room_id: room["pid"] for room_id, room in rooms_by_id(host).items()}
+            rooms_before = {room_id: room.pid for room_id, room in rooms_by_id(host).items()}
 
-            kill(before["pid"])
+            kill(before.pid)
             killed_at = loop.time()
             joins += [asyncio.ensure_future(c.join_queue("bigtwo", f"late-{i}")) for i, c in enumerate(late)]
             moves_in_outage = 4
@@ -160,14 +161,14 @@ def test_a_killed_lobby_comes_back_with_its_rooms_tables_and_waiting_players(hos
      serving_again_s, seated_s) = run(scenario(), timeout=180)
     print(f"front door SERVING again {serving_again_s:.1f} s after the lobby's SIGKILL; "
           f"players waiting through it seated {seated_s:.1f} s after")
-    assert after["pid"] != before["pid"] and after["incarnation"] != before["incarnation"]
-    assert {room_id: rooms_after[room_id]["pid"] for room_id in rooms_before} == rooms_before  # no room died
+    assert after.pid != before.pid and after.incarnation != before.incarnation
+    assert {room_id: rooms_after[room_id].pid for room_id in rooms_before} == rooms_before  # no room died
     assert health[:2] == [health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING]
     assert health[-1] == health_pb2.HealthCheckResponse.SERVING
     assert endpoint_after == endpoint_before
     assert len({a.table_id for a in seated}) == 1 and sorted(a.seat for a in seated) == [0, 1, 2, 3]
     # The restarted lobby counts tables from 1 again; its ids carry its incarnation.
-    assert f"-{after['incarnation'][:8]}.1-" in seated[0].table_id
+    assert f"-{after.incarnation[:8]}.1-" in seated[0].table_id
     assert all(s.result is not None and s.desyncs == 0 and s.gaps == 0 for s in sessions)
     assert sessions[0].result.seq == moves
 
@@ -189,7 +190,7 @@ def test_a_room_that_dies_while_the_lobby_is_away_has_its_tables_resumed_by_the_
                 seat = sessions[0].view["to_act"]
                 view = await sessions[seat].wait_for_request(timeout=10)
                 assert (await sessions[seat].commit(view["request"]["legal_actions"][0])).accepted
-            lobby_pid, room_pid = lobby_status(host)["pid"], rooms_by_id(host)[room_id]["pid"]
+            lobby_pid, room_pid = lobby_status(host).pid, rooms_by_id(host)[room_id].pid
             kill(lobby_pid)
             kill(room_pid)
             await wait_until(lambda: restarted_lobby(host, lobby_pid) is not None, timeout=60)
@@ -224,7 +225,7 @@ def test_a_turn_timer_resumes_with_the_time_it_had_left_when_its_room_died(host)
             deadline_ms = watcher.view["deadline_ms"]
             # Half the turn goes by, then the room dies.
             await wait_until(lambda: time.time() * 1000 >= deadline_ms - 3000, timeout=10)
-            kill(rooms_by_id(host)[room_id]["pid"])
+            kill(rooms_by_id(host)[room_id].pid)
             await wait_until(lambda: watcher.seq >= 2, timeout=20)  # seq 1 was the deal
             arrived_ms = time.time() * 1000
             seen = []
@@ -268,27 +269,27 @@ def test_a_paused_room_whose_table_resumed_elsewhere_cannot_append(host) -> None
     store = LocalStore(host.host.config.store.removeprefix("local:"))
 
     async def scenario():
-        await wait_until(lambda: len([r for r in rooms_by_id(host).values() if r["state"] == "ready"]) >= 2, 30)
-        room_a, room_b = sorted((r for r in rooms_by_id(host).values() if r["state"] == "ready"),
-                                key=lambda r: r["room_id"])[:2]
+        await wait_until(lambda: len([r for r in rooms_by_id(host).values() if r.state == "ready"]) >= 2, 30)
+        room_a, room_b = sorted((r for r in rooms_by_id(host).values() if r.state == "ready"),
+                                key=lambda r: r.room_id)[:2]
         handles = await host.host.lobby.room_handles.remote()
         table_id = f"fenced-{host.host.run_id}"
-        _, assignments = _direct_table(host, handles[room_a["room_id"]], table_id)
-        on_a = [await TableSession.connect(replace(a, endpoint=room_a["endpoint"]), auto_reconnect=False)
+        _, assignments = _direct_table(host, handles[room_a.room_id], table_id)
+        on_a = [await TableSession.connect(replace(a, endpoint=room_a.endpoint), auto_reconnect=False)
                 for a in assignments]
         await asyncio.gather(*(session.wait_dealt(timeout=10) for session in on_a))
         mover = on_a[on_a[0].view["to_act"]]
         action = mover.request["legal_actions"][0]
-        os.kill(room_a["pid"], signal.SIGSTOP)
+        os.kill(room_a.pid, signal.SIGSTOP)
         try:
-            (resumed,) = await handles[room_b["room_id"]].resume_tables.remote([table_id])
+            (resumed,) = await handles[room_b.room_id].resume_tables.remote([table_id])
         finally:
-            os.kill(room_a["pid"], signal.SIGCONT)
+            os.kill(room_a.pid, signal.SIGCONT)
         stale = asyncio.ensure_future(mover.commit(action, act_id="fenced-act", timeout=10))
         await wait_until(lambda: not mover.connected, timeout=10)
-        a_still_holds = await handles[room_a["room_id"]].table_status.remote(table_id)
+        a_still_holds = await handles[room_a.room_id].table_status.remote(table_id)
         after_a = store.load(table_id)
-        on_b = await TableSession.connect(replace(assignments[mover.seat], endpoint=room_b["endpoint"]),
+        on_b = await TableSession.connect(replace(assignments[mover.seat], endpoint=room_b.endpoint),
                                           auto_reconnect=False)
         outcome = await on_b.commit(action, act_id="fenced-act")
         again = await on_b.commit(action, act_id="fenced-act")

@@ -215,7 +215,7 @@ async def seat_table(host, number: int) -> TableRun:
     for seat in seats:
         drain(seat.updates)  # the checks start at the deal, where every client now is
     rooms = await host.host.lobby.room_handles.remote()
-    room = rooms[host.lobby("table_record", table_id)["room_id"]]
+    room = rooms[host.lobby("table_record", table_id).room_id]
     return TableRun(table_id, room, seats, spectator, spectator.subscribe())
 
 
@@ -394,11 +394,11 @@ def check_table(table: TableRun, results: list[GameResult]) -> None:
     """Assert every property of one table's game."""
     tid = table.table_id
     assert table.log is not None and table.status is not None, f"table {tid} closed before its log was read"
-    commands = [Command.from_plain(plain) for plain in table.log["commands"]]
-    final_seq = table.status["seq"]
+    commands = [Command.from_plain(plain) for plain in table.log.commands]
+    final_seq = table.status.seq
 
     # Every game finished, with the same result for every client.
-    assert table.status["over"] and len(commands) == final_seq
+    assert table.status.over and len(commands) == final_seq
     assert len({(tuple(r.scores), r.winner) for r in results}) == 1
     assert table.spectator.result is not None and table.spectator.result.scores == results[0].scores
     # GameOver comes after the game's last delta, naming its seq.
@@ -454,10 +454,10 @@ def check_table(table: TableRun, results: list[GameResult]) -> None:
 
     # The final state each client holds is the server's: the log replayed
     # gives the room's state hash, and each viewer's view of it the client's.
-    assert replay(BIG_TWO, table.log["header"], commands).state_hash() == table.status["state_hash"]
+    assert replay(BIG_TWO, table.log.header, commands).state_hash() == table.status.state_hash
     for name, _, session in clients:
         assert session.seq == final_seq, f"table {tid} {name}: {session.seq}"
-        at_its_seq = replay(BIG_TWO, table.log["header"], commands[: session.seq])
+        at_its_seq = replay(BIG_TWO, table.log.header, commands[: session.seq])
         viewer = None if session.seat == SPECTATOR else session.seat
         assert view_hash(session.view) == encode_view(at_its_seq.view(viewer)).hash, (
             f"table {tid} {name} holds another view than the server's at seq {session.seq}"
@@ -517,8 +517,8 @@ def summarize(tables: list[TableRun], elapsed: float) -> dict[str, Any]:
     restarts: Counter[str] = Counter()
     counts: Counter[str] = Counter()
     for table in tables:
-        counts["seqs"] += table.status["seq"] if table.status else 0
-        counts["automatic_moves"] += table.status["automatic_moves"] if table.status else 0
+        counts["seqs"] += table.status.seq if table.status else 0
+        counts["automatic_moves"] += table.status.automatic_moves if table.status else 0
         for seat in table.seats:
             forced.update({fault.value: count for fault, count in seat.proxy.forced.items()})
             restarts.update(seat.restarts)

@@ -90,7 +90,7 @@ def test_every_process_of_the_local_ray_rotates_its_logs(host) -> None:
     from tablehost.host.server import LOG_ROTATION
 
     status = host.lobby("status")
-    pids = [status["pid"]] + [room["pid"] for node in status["nodes"] for room in node["rooms"]]
+    pids = [status.pid] + [room.pid for node in status.nodes for room in node.rooms]
     environments = [psutil.Process(pid).environ() for pid in pids]
     assert len(pids) >= 2
     assert all(int(env.get("RAY_ROTATION_MAX_BYTES", 0)) > 0 and int(env.get("RAY_ROTATION_BACKUP_COUNT", 0)) > 0
@@ -103,6 +103,6 @@ def test_the_lobby_and_every_room_run_at_the_front_doors_priority(host) -> None:
     flood of refused calls at the front door would then take the CPU from
     the rooms serving every move. The host asks Ray for niceness 0."""
     status = host.lobby("status")
-    pids = [status["pid"]] + [room["pid"] for node in status["nodes"] for room in node["rooms"]]
+    pids = [status.pid] + [room.pid for node in status.nodes for room in node.rooms]
     assert len(pids) >= 2
     assert [psutil.Process(pid).nice() for pid in pids] == [psutil.Process().nice()] * len(pids)

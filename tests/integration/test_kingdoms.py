@@ -51,11 +51,11 @@ def test_a_table_of_eight_plays_to_the_end_with_every_hash_verified_and_nothing_
     sessions, results, stats, log, state_hash = run(scenario(), timeout=180)
     assert all(s.desyncs == 0 and s.gaps == 0 for s in sessions) and stats.rejects == 0
     assert len({result.seq for result in results}) == 1 and results[0].winner in (-1, *range(SEATS))
-    commands = [Command.from_plain(plain) for plain in log["commands"]]
+    commands = [Command.from_plain(plain) for plain in log.commands]
     # The generals after the lord's are chosen by every other seat at once.
     chosen_by = [c.seat for c in commands if c.action["type"] == "choose_general"]
     assert sorted(chosen_by) == list(range(SEATS))
-    final = replay(KINGDOMS, log["header"], commands)
+    final = replay(KINGDOMS, log.header, commands)
     assert final.state_hash() == state_hash
     for session in sessions:
         shown = json.dumps(session.view)

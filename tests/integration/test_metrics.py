@@ -90,7 +90,7 @@ def value(samples: Samples, name: str, **labels: str) -> float:
 
 def metrics_address_of(host: HostThread, table_id: str) -> str:
     """The metrics address of the room serving a table."""
-    return rooms_by_id(host)[room_of(host, table_id)]["metrics_endpoint"]
+    return rooms_by_id(host)[room_of(host, table_id)].metrics_endpoint
 
 
 async def seat_private_table(host: HostThread, game: str, seats: int, turn_timeout_ms: int,
@@ -137,8 +137,8 @@ async def play_passing_the_lead_round(session: TableSession) -> int:
 
 
 def room_metrics_endpoints(host: HostThread) -> set[str]:
-    return {room["metrics_endpoint"] for node in lobby_status(host)["nodes"] for room in node["rooms"]
-            if room["state"] == "ready"}
+    return {room.metrics_endpoint for node in lobby_status(host).nodes for room in node.rooms
+            if room.state == "ready"}
 
 
 def test_targets_list_every_room_and_nothing_else(host: HostThread) -> None:
@@ -193,7 +193,7 @@ def test_a_games_counters_are_what_the_game_did(host: HostThread) -> None:
     def door_agrees_with_the_lobby() -> bool:
         door = scrape(host.host.metrics.address)
         return (value(door, "tablehost_lobby_up") == 1
-                and value(door, "tablehost_tables_started") == lobby_status(host)["tables_started"])
+                and value(door, "tablehost_tables_started") == lobby_status(host).tables_started)
 
     run(wait_until(door_agrees_with_the_lobby, timeout=15))
 

@@ -55,7 +55,7 @@ def test_each_bad_commit_gets_its_reason_and_changes_nothing(host) -> None:
             hand = actor.view["hand"]
             other_hand = other.view["hand"]
             seq_before = actor.seq
-            hash_before = host.call(table_status(host, actor.table_id))["state_hash"]
+            hash_before = host.call(table_status(host, actor.table_id)).state_hash
             outcomes = {
                 "out of turn": await other.commit({"type": "play", "cards": [other_hand[0]]}),
                 "another seat": await actor.commit({"type": "pass", "seat": (to_act + 2) % 4}),
@@ -70,7 +70,7 @@ def test_each_bad_commit_gets_its_reason_and_changes_nothing(host) -> None:
                 [hello(actor.assignment.seat_token, 0), commit("raw-1", b"\xc1\xff not msgpack")],
                 2,  # the snapshot a fresh stream gets, then the answer
             )
-            hash_after = host.call(table_status(host, actor.table_id))["state_hash"]
+            hash_after = host.call(table_status(host, actor.table_id)).state_hash
             seq_after = actor.seq
             await actor.reconnect()  # the raw stream took the seat over (one live stream per seat)
             await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))

@@ -44,7 +44,7 @@ def test_a_wrong_ack_hash_is_answered_with_a_snapshot_and_counted(host) -> None:
     first, repair, status = run(scenario())
     assert repair.HasField("snapshot")
     assert repair.snapshot.view_hash == first.snapshot.view_hash and repair.snapshot.seat == 1
-    assert status["desyncs"] == 1
+    assert status.desyncs == 1
 
 
 def test_a_room_binds_inside_its_configured_port_range(host) -> None:
@@ -66,11 +66,11 @@ def test_a_table_every_player_left_is_closed_after_the_grace_period(host) -> Non
         lobbies, sessions = await seat_table(host.target)
         table_id = sessions[0].table_id
         await close_all(lobbies, sessions)  # mid-game: nobody made a move
-        await wait_until(lambda: host.lobby("table_record", table_id)["outcome"] is not None, timeout=20)
+        await wait_until(lambda: host.lobby("table_record", table_id).outcome is not None, timeout=20)
         return table_id
 
     table_id = run(scenario())
-    assert host.lobby("table_record", table_id)["outcome"] == "closed"
+    assert host.lobby("table_record", table_id).outcome == "closed"
     assert host.lobby("describe_tables", [table_id]) == {table_id: None}, "not running: nothing to look up"
 
 
@@ -85,7 +85,7 @@ def test_a_table_nobody_ever_joins_is_cancelled_at_its_deals_deadline(host) -> N
         for lobby in lobbies:
             await lobby.close()
         table_id = assignments[0].table_id
-        await wait_until(lambda: host.lobby("table_record", table_id)["outcome"] is not None, timeout=20)
+        await wait_until(lambda: host.lobby("table_record", table_id).outcome is not None, timeout=20)
         return table_id
 
-    assert host.lobby("table_record", run(scenario()))["outcome"] == "cancelled"
+    assert host.lobby("table_record", run(scenario())).outcome == "cancelled"

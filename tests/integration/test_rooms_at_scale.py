@@ -135,7 +135,7 @@ def test_a_table_whose_rules_fail_is_closed_and_its_room_carries_on(host) -> Non
             )
             watched = await held[watching]
             await asyncio.gather(*held.values(), return_exceptions=True)
-            await wait_until(lambda: host.lobby("table_record", faulty[0].table_id)["outcome"] is not None)
+            await wait_until(lambda: host.lobby("table_record", faulty[0].table_id).outcome is not None)
             lookup = await _lookup_status(faulty_lobbies[0], faulty[0].table_id)
             await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
             return exploded, watched, lookup, sessions, faulty[0].table_id
@@ -150,7 +150,7 @@ def test_a_table_whose_rules_fail_is_closed_and_its_room_carries_on(host) -> Non
     _, watcher_status, details = watched
     assert watcher_status == grpc.StatusCode.INTERNAL
     assert "its rules failed" in details and "ZeroDivisionError" in details
-    assert host.lobby("table_record", faulty_table)["outcome"] == "failed"
+    assert host.lobby("table_record", faulty_table).outcome == "failed"
     assert lookup == grpc.StatusCode.NOT_FOUND
     # The neighbour in the same room played on to the end, every hash verified.
     assert all(s.result is not None and s.desyncs == 0 for s in sessions)
@@ -165,7 +165,7 @@ def test_a_turn_timer_whose_automatic_move_fails_closes_only_that_table(host) ->
             held = [asyncio.ensure_future(read_until_closed(a.endpoint, a.seat_token)) for a in faulty]
             closed = await held[0]
             await asyncio.gather(*held, return_exceptions=True)
-            await wait_until(lambda: host.lobby("table_record", faulty[0].table_id)["outcome"] is not None)
+            await wait_until(lambda: host.lobby("table_record", faulty[0].table_id).outcome is not None)
             return closed, faulty[0].table_id
         finally:
             await close_all(lobbies, [])
@@ -173,13 +173,13 @@ def test_a_turn_timer_whose_automatic_move_fails_closes_only_that_table(host) ->
     (received, status, details), table_id = run(scenario())
     assert received[0].WhichOneof("kind") == "snapshot"
     assert status == grpc.StatusCode.INTERNAL and "automatic move for seat" in details and "failed" in details
-    assert host.lobby("table_record", table_id)["outcome"] == "failed"
+    assert host.lobby("table_record", table_id).outcome == "failed"
 
 
 async def _streams(host, table_id: str) -> int:
     rooms = await host.host.lobby.room_handles.remote()
     status = await rooms[room_of(host, table_id)].table_status.remote(table_id)
-    return 0 if status is None else status["streams"]
+    return 0 if status is None else status.streams
 
 
 async def _lookup_status(lobby: LobbyClient, table_id: str) -> grpc.StatusCode | None:
@@ -235,11 +235,11 @@ def test_a_caller_who_hangs_up_while_waiting_is_never_seated(host) -> None:
         return host.lobby("table_record", sessions[0].table_id)
 
     record = run(scenario())
-    assert "hangs-up" not in record["tickets"] and sorted(record["players"]) == ["a", "b", "c", "d"]
+    assert "hangs-up" not in record.tickets and sorted(record.players) == ["a", "b", "c", "d"]
 
 
 def _waiting(host) -> int:
-    return sum(queue["waiting"] + queue["proposed"] for queue in lobby_status(host)["queues"])
+    return sum(queue.waiting + queue.proposed for queue in lobby_status(host).queues)
 
 
 def test_a_player_whose_front_door_declines_is_replaced_from_the_queue(host) -> None:
@@ -279,8 +279,8 @@ def test_a_killed_empty_room_is_replaced_without_failing_a_table(host) -> None:
     async def scenario():
         await wait_for_quiet_lobby(host)
         rooms = rooms_by_id(host)
-        victim = min(rooms.values(), key=lambda r: r["room_id"])
-        kill(victim["pid"])
+        victim = min(rooms.values(), key=lambda r: r.room_id)
+        kill(victim.pid)
         # Straight away, before the lobby may have noticed: no table fails.
         seated = [await seat_table(host.target) for _ in range(len(rooms))]
         try:
@@ -289,10 +289,10 @@ def test_a_killed_empty_room_is_replaced_without_failing_a_table(host) -> None:
         finally:
             for lobbies, sessions in seated:
                 await close_all(lobbies, sessions)
-        await wait_until(lambda: victim["room_id"] not in rooms_by_id(host)
-                         and len([r for r in rooms_by_id(host).values() if r["state"] == "ready"]) >= len(rooms),
+        await wait_until(lambda: victim.room_id not in rooms_by_id(host)
+                         and len([r for r in rooms_by_id(host).values() if r.state == "ready"]) >= len(rooms),
                          timeout=60)
-        return victim["room_id"], used
+        return victim.room_id, used
 
     victim, used = run(scenario())
     assert victim not in used

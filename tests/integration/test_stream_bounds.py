@@ -88,7 +88,7 @@ def token_for(host, table_id: str, seat: int, run_id: str | None = None) -> str:
 async def room_pid(host, table_id: str) -> int:
     record = host.lobby("table_record", table_id)
     rooms = await host.host.lobby.room_handles.remote()
-    return (await rooms[record["room_id"]].status.remote())["pid"]
+    return (await rooms[record.room_id].status.remote()).pid
 
 
 def test_a_reader_that_never_reads_is_ended_with_resource_exhausted_and_the_room_stays_bounded(host) -> None:
@@ -101,10 +101,10 @@ def test_a_reader_that_never_reads_is_ended_with_resource_exhausted_and_the_room
             spectator = await watcher.spectate(table_id)
             room = psutil.Process(await room_pid(host, table_id))
             rss_before = room.memory_info().rss
-            hash_before = (await table_status(host, table_id))["state_hash"]
+            hash_before = (await table_status(host, table_id)).state_hash
             flood = RawStream(spectator.endpoint, SMALL_WINDOW)
             await flood.send(hello(spectator.seat_token))
-            await wait_until(lambda: host.call(table_status(host, table_id))["streams"] == 5, timeout=10)
+            await wait_until(lambda: host.call(table_status(host, table_id)).streams == 5, timeout=10)
             # Act_ids far over their 64-byte limit, in messages just under the room's 16 KiB,
             # and short distinct ones (remembered, boundedly): all within the stream's budget.
             huge_act_id, action = "a" * 15_000, msgpack.packb({"type": "pass"})
@@ -118,11 +118,11 @@ def test_a_reader_that_never_reads_is_ended_with_resource_exhausted_and_the_room
                 for index in range(2000):
                     await flood.send(table_pb2.ClientMessage(ack=table_pb2.Ack(seq=0, view_hash="not-the-view")))
                     sent += 1
-                    if index % 100 == 99 and (await table_status(host, table_id))["streams"] == 4:
+                    if index % 100 == 99 and (await table_status(host, table_id)).streams == 4:
                         break
             except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
                 pass  # the room ended the stream while we were still writing
-            await wait_until(lambda: host.call(table_status(host, table_id))["streams"] == 4, timeout=20)
+            await wait_until(lambda: host.call(table_status(host, table_id)).streams == 4, timeout=20)
             status = await table_status(host, table_id)
             rss_growth = room.memory_info().rss - rss_before
             ending = await flood.ending()
@@ -136,8 +136,8 @@ def test_a_reader_that_never_reads_is_ended_with_resource_exhausted_and_the_room
     sent, status, hash_before, rss_growth, (code, details, received), sessions = run(scenario())
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "fell too far behind" in details, (code, details, sent)
     assert "reconnect with your last seq" in details and received > 0
-    assert 0 < status["remembered_rejections"] <= 64
-    assert status["state_hash"] == hash_before and status["seq"] == 1  # dealt, no move
+    assert 0 < status.remembered_rejections <= 64
+    assert status.state_hash == hash_before and status.seq == 1  # dealt, no move
     assert rss_growth < 64 * 1024 * 1024, f"the room grew by {rss_growth >> 20} MB during the flood"
     assert all(s.result is not None and s.desyncs == 0 for s in sessions)
 
@@ -154,7 +154,7 @@ def test_four_streams_of_one_seat_leave_only_the_newest(host) -> None:
                 assert (await stream.read(1))[0].HasField("snapshot")
                 streams.append(stream)
             endings = [await stream.ending() for stream in streams[:3]]
-            streams_open = (await table_status(host, table_id))["streams"]
+            streams_open = (await table_status(host, table_id)).streams
             with pytest.raises(StreamReplaced):
                 await sessions[1].wait_for_request(after_seq=10_000, timeout=10)
             sdk_failure = (sessions[1].reconnects, sessions[1].connected)
@@ -216,7 +216,7 @@ def test_a_seat_flooding_far_over_its_budget_loses_its_stream_and_is_refused_str
             await close_all(lobbies, sessions)
 
     sent, (flood_code, flood_details, answers), status, (code, details, _), sessions = run(scenario())
-    assert status["streams_flooded"] == 1 and status["seq"] == 1  # dealt, no move
+    assert status.streams_flooded == 1 and status.seq == 1  # dealt, no move
     # The room's status, unless the client's gRPC ended the call itself for a
     # write that raced it (INTERNAL, "Internal error from Core").
     assert (flood_code == grpc.StatusCode.RESOURCE_EXHAUSTED and "far over its budget" in flood_details
@@ -258,7 +258,7 @@ def test_a_thousand_deep_seat_value_and_a_non_utf8_act_id_are_rejected_and_chang
         stream = None
         try:
             actor = sessions[sessions[0].view["to_act"]]
-            hash_before = (await table_status(host, actor.table_id))["state_hash"]
+            hash_before = (await table_status(host, actor.table_id)).state_hash
             stream = RawStream(actor.assignment.endpoint)
             await stream.send(hello(actor.assignment.seat_token, 0), commit("deep", deep_seat), not_utf8)
             replies = await stream.read(3)  # a snapshot, then the two answers
@@ -281,7 +281,7 @@ def test_a_thousand_deep_seat_value_and_a_non_utf8_act_id_are_rejected_and_chang
     assert rejections == [("deep", table_pb2.REJECT_REASON_MALFORMED), ("", table_pb2.REJECT_REASON_PROTOCOL)]
     assert "nested at most" in replies[-2].rejection.message
     assert "not a tablehost.v1.ClientMessage" in replies[-1].rejection.message
-    assert status["state_hash"] == hash_before and status["seq"] == 1  # dealt, no move
+    assert status.state_hash == hash_before and status.seq == 1  # dealt, no move
     assert accepted[0].HasField("delta") and accepted[0].delta.act_id == "fine"
 
 
@@ -296,7 +296,7 @@ def test_a_token_for_a_seat_the_table_does_not_have_is_refused(host, seat: int) 
             await stream.send(hello(token_for(host, table_id, seat)))
             replies = await stream.read(1)
             ending = await stream.ending()
-            streams = (await table_status(host, table_id))["streams"]
+            streams = (await table_status(host, table_id)).streams
             await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
             return replies, ending, streams, sessions
         finally:
@@ -331,7 +331,7 @@ def test_a_token_of_another_run_of_the_host_is_refused(host) -> None:
     table_id, replies, (code, details, _) = run(scenario())
     assert replies[0].rejection.reason == table_pb2.REJECT_REASON_BAD_TOKEN
     assert code == grpc.StatusCode.UNAUTHENTICATED and "another run of the host" in details
-    assert host.host.run_id in table_id and host.lobby("status")["run_id"] == host.host.run_id
+    assert host.host.run_id in table_id and host.lobby("status").run_id == host.host.run_id
 
 
 def test_streams_that_never_say_hello_are_closed_after_the_hello_timeout(host) -> None:
@@ -413,7 +413,7 @@ def test_spectator_streams_are_bounded_per_table(host) -> None:
             watchers.append(one_too_many)
             await one_too_many.send(hello(spectator.seat_token))
             ending = await one_too_many.ending()
-            streams = (await table_status(host, sessions[0].table_id))["streams"]
+            streams = (await table_status(host, sessions[0].table_id)).streams
             for stream in watchers:
                 await stream.close()
             await asyncio.gather(*(play_randomly(s, i) for i, s in enumerate(sessions)))
@@ -480,6 +480,6 @@ def test_a_message_over_the_rooms_size_limit_ends_the_stream_and_changes_nothing
 
     (code, details, _), before, after, sessions = run(scenario())
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in details
-    assert after["state_hash"] == before["state_hash"] and after["seq"] == before["seq"]
+    assert after.state_hash == before.state_hash and after.seq == before.seq
     assert all(s.result is not None and s.desyncs == 0 for s in sessions)
 

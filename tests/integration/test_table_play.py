@@ -34,8 +34,8 @@ def test_four_clients_play_a_complete_game_and_every_hash_verifies(host) -> None
     assert results[0].scores[results[0].winner] > 0
     assert results[0].result["cards_left"][results[0].winner] == 0
     table = host.lobby("table_record", sessions[0].table_id)
-    assert sorted(table["players"]) == ["ann", "bob", "cat", "dan"]
-    assert table["players"] == list(sessions[0].assignment.display_names)
+    assert sorted(table.players) == ["ann", "bob", "cat", "dan"]
+    assert list(table.players) == list(sessions[0].assignment.display_names)
 
 
 def test_the_seed_revealed_at_the_end_explains_the_seating(host) -> None:
@@ -53,5 +53,5 @@ def test_the_seed_revealed_at_the_end_explains_the_seating(host) -> None:
     table_id, fairness = run(scenario())
     table = host.lobby("table_record", table_id)
     seed = TableSeed(fairness["seed"], fairness["salt"])
-    assert seed.commitment == table["commitment"] == fairness["commitment"]
-    assert seed.seated(table["entrants"]) == table["tickets"]
+    assert seed.commitment == table.commitment == fairness["commitment"]
+    assert seed.seated(table.entrants) == list(table.tickets)

@@ -188,7 +188,7 @@ def test_generated_bytes_on_the_table_stream_are_answered_and_change_nothing(hos
     assert statuses["after hello"] == {grpc.StatusCode.OK}
     assert statuses["first"] <= {grpc.StatusCode.OK, grpc.StatusCode.FAILED_PRECONDITION,
                                  grpc.StatusCode.UNAUTHENTICATED}
-    assert (after["state_hash"], after["seq"], after["moves"]) == (before["state_hash"], 1, 0)  # dealt, no move
+    assert (after.state_hash, after.seq, after.moves) == (before.state_hash, 1, 0)  # dealt, no move
     assert code == grpc.StatusCode.OK and table_pb2.ServerMessage.FromString(received[0]).HasField("snapshot")
 
 
@@ -209,14 +209,14 @@ async def lobby_calls(target: str, method: str, requests: list[bytes]) -> list[g
 def lobby_counts(host) -> tuple:
     """What a request could change: tables started, players waiting, private tables filling."""
     status = host.lobby("status")
-    return status["tables_started"], status["waiting"], status["private_tables"]
+    return status.tables_started, status.waiting, status.private_tables
 
 
 @pytest.mark.parametrize("method", LOBBY_METHODS)
 def test_generated_bytes_at_each_lobby_rpc_are_refused_and_change_nothing(host, method: str) -> None:
     lobbies, sessions, _ = run(quiet_table(host.target))
     table_id = sessions[0].table_id
-    before = (lobby_counts(host), run(table_status(host, table_id))["state_hash"])
+    before = (lobby_counts(host), run(table_status(host, table_id)).state_hash)
     statuses: set[grpc.StatusCode] = set()
     sent = 0
 
@@ -232,7 +232,7 @@ def test_generated_bytes_at_each_lobby_rpc_are_refused_and_change_nothing(host, 
 
     try:
         at_the_front_door()
-        after = (lobby_counts(host), run(table_status(host, table_id))["state_hash"])
+        after = (lobby_counts(host), run(table_status(host, table_id)).state_hash)
         still_answering = run(lobbies[0].lookup_table(table_id))
     finally:
         run(close_all(lobbies, sessions))

@@ -85,9 +85,9 @@ def host_snapshot(metrics_address: str) -> dict[str, Any]:
     handles = ray.get(lobby.room_handles.remote(), timeout=30)
     rooms = ray.get([handle.status.remote() for handle in handles.values()], timeout=30)
     return {
-        "lobby": {key: status[key] for key in ("tables_started", "tables", "rooms")},
-        "rooms": [{key: room[key] for key in ("room_id", "node_id", "endpoint", "pid", "games_hosted",
-                                             "tables_failed")} for room in rooms],
+        "lobby": {key: getattr(status, key) for key in ("tables_started", "tables", "rooms")},
+        "rooms": [{key: getattr(room, key) for key in ("room_id", "node_id", "endpoint", "pid", "games_hosted",
+                                                      "tables_failed")} for room in rooms],
         "metrics": scraped_totals(metrics_address),
     }
 

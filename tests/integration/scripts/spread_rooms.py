@@ -44,13 +44,13 @@ async def main() -> None:
         tables = await seat_everyone(host.target)
         status = await host.lobby.status.remote()
         records = [await host.lobby.table_record.remote(table_id) for table_id in tables]
-        room_node = {room["room_id"]: node["node_id"] for node in status["nodes"] for room in node["rooms"]}
-        tables_per_room = Counter(record["room_id"] for record in records)
-        tables_per_node = Counter(room_node[record["room_id"]] for record in records)
+        room_node = {room.room_id: node.node_id for node in status.nodes for room in node.rooms}
+        tables_per_room = Counter(record.room_id for record in records)
+        tables_per_node = Counter(room_node[record.room_id] for record in records)
         print(json.dumps({
             "cluster_nodes": len([node for node in ray.nodes() if node["Alive"]]),
             "tables": len(tables),
-            "rooms_per_node": sorted(len(node["rooms"]) for node in status["nodes"]),
+            "rooms_per_node": sorted(len(node.rooms) for node in status.nodes),
             "tables_per_node": sorted(tables_per_node.values()),
             "tables_per_room": sorted(tables_per_room.values()),
         }), flush=True)
