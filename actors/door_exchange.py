@@ -49,6 +49,23 @@ class DoorMail:
 
 
 @dataclass(frozen=True, slots=True)
+class DoorJoin:
+    """One player's join as its front door sends it to the lobby: to a
+    queue (`game`, `variant`, `seats`; 0 seats: the game's default) or, with
+    a `code`, to a private table. `join` is the player's join data, which
+    the game checks here; `client` is who the front door counts it against."""
+
+    ticket: str
+    name: str
+    join: dict[str, Any]
+    client: str = ""
+    game: str = ""
+    variant: str = ""
+    seats: int = 0
+    code: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class DoorReply:
     """The lobby's answer to a `door_exchange`: the joins it refused, by
     ticket (refusal, message), and its incarnation."""
@@ -146,7 +163,7 @@ class DoorExchange:
         self.mailboxes: dict[str, DoorMailbox] = {}
         self._on_confirmed = on_confirmed
 
-    def exchange(self, door_id: str, joins: list[dict[str, Any]], leaves: list[str],
+    def exchange(self, door_id: str, joins: list[DoorJoin], leaves: list[str],
                  answers: list[tuple[int, str, bool]]) -> DoorReply:
         """One batch from a front door: players who left (processed first),
         players who joined, and its answers to proposals (does it still hold
@@ -159,10 +176,10 @@ class DoorExchange:
             try:
                 self._join(join, door_id)
             except LobbyRefused as refusal:
-                refused[join["ticket"]] = (refusal.refusal.value, refusal.message)
+                refused[join.ticket] = (refusal.refusal.value, refusal.message)
             except Exception:  # a bug met by one player's join: that player alone is refused
-                log.exception("the join of ticket %s failed", brief(str(join.get("ticket"))))
-                refused[join["ticket"]] = (Refusal.INTERNAL.value, "this join could not be taken; join again")
+                log.exception("the join of ticket %s failed", brief(join.ticket))
+                refused[join.ticket] = (Refusal.INTERNAL.value, "this join could not be taken; join again")
         for group_id, ticket, present in answers:
             _each("an answer to a proposal", lambda: self._answer(group_id, ticket, present))
         self.propose()
@@ -271,31 +288,29 @@ class DoorExchange:
         door.last_seen = time.monotonic()
         return door
 
-    def _join(self, join: dict[str, Any], door_id: str) -> Entrant:
+    def _join(self, join: DoorJoin, door_id: str) -> Entrant:
         """A player into a queue (split by the partition the game gives its
         join data) or a private table (which must be compatible with it)."""
-        known = self.matchmaker.entrants.get(join["ticket"])
+        known = self.matchmaker.entrants.get(join.ticket)
         if known is not None and known.door == door_id:
             return known  # sent again by its front door (its last exchange failed): already waiting
-        self.client_limits.check_join(join.get("client", ""))
-        code = join.get("code", "")
-        if code:
-            gathering = self.matchmaker.private_gathering(code)
+        self.client_limits.check_join(join.client)
+        if join.code:
+            gathering = self.matchmaker.private_gathering(join.code)
             if gathering is None:
-                raise LobbyRefused(Refusal.NOT_FOUND, f"no private table {code} is waiting for players")
+                raise LobbyRefused(Refusal.NOT_FOUND, f"no private table {join.code} is waiting for players")
             rules = self.catalog.rules(gathering.key.game)
-            data, partition = checked_join(rules, join.get("join", {}))
+            data, partition = checked_join(rules, join.join)
             if gathering.partition is not None and partition != gathering.partition:
                 raise LobbyRefused(Refusal.INVALID_ARGUMENT,
-                                   f"your join data is not compatible with private table {code}'s players")
+                                   f"your join data is not compatible with private table {join.code}'s players")
             gathering.partition = partition
         else:
-            rules = game_rules(self.catalog, join["game"], join["variant"])
-            data, partition = checked_join(rules, join.get("join", {}))
-            gathering = self.matchmaker.queue(join["game"], join["variant"], table_seats(rules, join.get("seats", 0)),
-                                              self.options_for(join["game"], {}), time.monotonic(), partition)
-        return self.matchmaker.join(gathering, join["ticket"], join["name"] or join["ticket"], door_id, data,
-                                    join.get("client", ""))
+            rules = game_rules(self.catalog, join.game, join.variant)
+            data, partition = checked_join(rules, join.join)
+            gathering = self.matchmaker.queue(join.game, join.variant, table_seats(rules, join.seats),
+                                              self.options_for(join.game, {}), time.monotonic(), partition)
+        return self.matchmaker.join(gathering, join.ticket, join.name or join.ticket, door_id, data, join.client)
 
     def _answer(self, group_id: int, ticket: str, present: bool) -> None:
         if not present:

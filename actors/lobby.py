@@ -33,7 +33,7 @@ from typing import Any
 import ray
 
 from tablehost.actors.config import LobbyConfig
-from tablehost.actors.door_exchange import DoorExchange, DoorMail, DoorReply, PrivateTable
+from tablehost.actors.door_exchange import DoorExchange, DoorJoin, DoorMail, DoorReply, PrivateTable
 from tablehost.actors.drains import DrainRefused, Drains, DrainStarted
 from tablehost.actors.lobby_status import LobbyStatus, nodes_status
 from tablehost.actors.log_format import configure_logging
@@ -119,7 +119,7 @@ class LobbyActor:
 
     # -- front doors (actors/door_exchange.py) ------------------------------------------
 
-    async def door_exchange(self, door_id: str, joins: list[dict[str, Any]], leaves: list[str],
+    async def door_exchange(self, door_id: str, joins: list[DoorJoin], leaves: list[str],
                             answers: list[tuple[int, str, bool]]) -> DoorReply:
         """One batch from a front door: leaves, joins and answers to proposals."""
         reply = self.front_doors.exchange(door_id, joins, leaves, answers)

@@ -20,7 +20,7 @@ import msgpack
 import ray
 from grpc import aio
 
-from tablehost.actors.door_exchange import CODE_ALPHABET, CODE_LENGTH
+from tablehost.actors.door_exchange import CODE_ALPHABET, CODE_LENGTH, DoorJoin
 from tablehost.actors.matchmaking import LobbyRefused, Refusal
 from tablehost.actors.tokens import SPECTATOR_SEAT
 from tablehost.actors.unary_parsing import CLIENT
@@ -112,9 +112,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"join data refused by {request.game}: {error}")
         except (UnknownGame, UnknownVariant, BadRequest) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error.args[0]))
-        join: dict[str, Any] = {"game": request.game, "variant": request.variant, "name": name, "join": join_data,
-                                "seats": request.seats, "client": self._client()}
-        return await self._wait_for_seat(context, ticket, join)
+        return await self._wait_for_seat(context, DoorJoin(ticket, name, join_data, self._client(), game=request.game,
+                                                           variant=request.variant, seats=request.seats))
 
     async def JoinPrivateTable(
         self, request: pb.JoinPrivateTableRequest, context: aio.ServicerContext
@@ -126,8 +125,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             join_data = decode_join_data(request.join_data)
         except BadRequest as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        return await self._wait_for_seat(context, ticket, {"code": code, "name": name, "join": join_data,
-                                                           "client": self._client()})
+        return await self._wait_for_seat(context, DoorJoin(ticket, name, join_data, self._client(), code=code))
 
     async def LeaveQueue(self, request: pb.LeaveQueueRequest, context: aio.ServicerContext) -> pb.LeaveQueueResponse:
         try:
@@ -180,8 +178,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
         client = CLIENT.get()
         return "" if self._quotas.exempt(client) else client
 
-    async def _wait_for_seat(self, context: aio.ServicerContext, ticket: str,
-                             join: dict[str, Any]) -> pb.TableAssignment:
+    async def _wait_for_seat(self, context: aio.ServicerContext, join: DoorJoin) -> pb.TableAssignment:
         """Wait at this front door until the lobby seats the ticket. If the
         client hangs up, gRPC cancels this call and the ticket leaves. A
         client waits for a few seats at once at most (host/quotas.py)."""
@@ -191,7 +188,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
         except OverQuota as error:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
         try:
-            seated: pb.TableAssignment = await self._call(context, self._waiting.wait_for_seat(ticket, join))
+            seated: pb.TableAssignment = await self._call(context, self._waiting.wait_for_seat(join))
         finally:
             self._quotas.release_join(client)
         return seated

@@ -30,7 +30,7 @@ from typing import Any
 
 import ray
 
-from tablehost.actors.door_exchange import DoorMail
+from tablehost.actors.door_exchange import DoorJoin, DoorMail
 from tablehost.actors.matchmaking import LobbyRefused, Refusal
 from tablehost.v1 import lobby_pb2
 
@@ -64,8 +64,8 @@ class WaitingLine:
         self._poll_timeout_s = poll_timeout_s
         self._on_lobby = on_lobby
         self._waiters: dict[str, Waiter] = {}
-        self._joins: dict[str, dict[str, str]] = {}  # to send
-        self._delivered: dict[str, dict[str, str]] = {}  # sent: the lobby's queues hold them
+        self._joins: dict[str, DoorJoin] = {}  # to send
+        self._delivered: dict[str, DoorJoin] = {}  # sent: the lobby's queues hold them
         self._incarnation: str | None = None  # the lobby's, as last seen
         self._lobby_lost_since: float | None = None
         self._leaves: list[str] = []
@@ -92,9 +92,10 @@ class WaitingLine:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._fail_all(Refusal.UNAVAILABLE, "the front door is shutting down")
 
-    async def wait_for_seat(self, ticket: str, join: dict[str, Any]) -> lobby_pb2.TableAssignment:
+    async def wait_for_seat(self, join: DoorJoin) -> lobby_pb2.TableAssignment:
         """Wait until the lobby seats this ticket; raises LobbyRefused. If the
         caller goes away (this coroutine is cancelled), the ticket leaves."""
+        ticket = join.ticket
         if ticket in self._waiters:
             raise LobbyRefused(Refusal.ALREADY_EXISTS, f"ticket {ticket} is already waiting")
         if len(self._waiters) >= self._max_waiting:
@@ -102,7 +103,7 @@ class WaitingLine:
                                f"this front door holds {self._max_waiting} waiting players already; try another or later")
         waiter = Waiter(ticket, self._loop.create_future())
         self._waiters[ticket] = waiter
-        self._joins[ticket] = {**join, "ticket": ticket}
+        self._joins[ticket] = join
         self._outgoing.set()
         try:
             return await waiter.seated
@@ -156,14 +157,14 @@ class WaitingLine:
             # once it answers (answers aside: its proposals time out).
             log.error("the lobby did not take a batch of %d joins: %s", len(joins), error)
             for join in joins:
-                if join["ticket"] in self._waiters:
-                    self._joins.setdefault(join["ticket"], join)
+                if join.ticket in self._waiters:
+                    self._joins.setdefault(join.ticket, join)
             self._leaves.extend(leaves)
             await self._lobby_away()
             await asyncio.sleep(_RETRY_AFTER_S)
             return
         await self._lobby_answered(reply.lobby)
-        by_ticket = {join["ticket"]: join for join in joins}
+        by_ticket = {join.ticket: join for join in joins}
         for waiter in sent:
             if self._waiters.get(waiter.ticket) is waiter:  # not seated or gone meanwhile
                 self._delivered[waiter.ticket] = by_ticket[waiter.ticket]

@@ -16,6 +16,7 @@ from support import (close_all, kill, lobby_status, play_randomly, room_of, room
                      wait_for_quiet_lobby, wait_until)
 from test_rejections import commit, hello, raw_exchange
 
+from tablehost.actors.door_exchange import DoorJoin
 from tablehost.clients.codec import apply_delta, decode
 from tablehost.clients.sdk import LobbyClient, LobbyError
 from tablehost.v1 import admin_pb2, admin_pb2_grpc, lobby_pb2, table_pb2, table_pb2_grpc
@@ -258,7 +259,7 @@ def test_a_player_whose_front_door_declines_is_replaced_from_the_queue(host) -> 
         return ray.get(lobby.door_poll.remote(door, 5.0), timeout=30)
 
     def join(ticket):
-        return {"ticket": ticket, "name": ticket, "game": "bigtwo", "variant": ""}
+        return DoorJoin(ticket, ticket, {}, game="bigtwo")
 
     exchange(joins=[join(f"d{i}") for i in range(4)])
     proposals = poll().proposals

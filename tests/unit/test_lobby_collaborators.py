@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import pytest
 
 from tablehost.actors.config import LobbyConfig, RoomConfig
-from tablehost.actors.door_exchange import DoorExchange
+from tablehost.actors.door_exchange import DoorExchange, DoorJoin
 from tablehost.actors.matchmaking import Group, Refusal
 from tablehost.actors.placement import Placement, RoomRecord
 from tablehost.actors.room_calls import RoomUnreachable, TableOpening, TableRequest, table_record
@@ -29,8 +30,8 @@ SECRET = b"s" * 32
 CONFIG = LobbyConfig(room=RoomConfig(token_secret=SECRET, tables_per_room=2), seed=7)
 
 
-def bigtwo(ticket: str, **more: object) -> dict[str, object]:
-    return {"ticket": ticket, "name": ticket, "game": "bigtwo", "variant": "", **more}
+def bigtwo(ticket: str, **more: Any) -> DoorJoin:
+    return DoorJoin(ticket, ticket, {}, **{"game": "bigtwo", **more})
 
 
 def doors(confirmed: list[Group]) -> DoorExchange:
@@ -58,7 +59,8 @@ def test_a_full_queue_is_proposed_to_each_players_own_front_door_and_confirmed_i
 def test_a_malformed_or_unknown_join_is_refused_alone_and_the_batch_goes_on() -> None:
     confirmed: list[Group] = []
     exchange = doors(confirmed)
-    reply = exchange.exchange("door-a", [bigtwo("x", game="chess"), {"ticket": "y", "name": "y"},
+    # A seat count no front door would send: the game's code raises on it.
+    reply = exchange.exchange("door-a", [bigtwo("x", game="chess"), bigtwo("y", seats="four"),
                                          *(bigtwo(f"p{i}") for i in range(4))], [], [])
     assert set(reply.refused) == {"x", "y"} and reply.lobby == "lobby-1"
     assert reply.refused["x"][0] == Refusal.INVALID_ARGUMENT.value and "chess" in reply.refused["x"][1]
