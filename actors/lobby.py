@@ -44,7 +44,7 @@ from tablehost.actors.room_calls import TableClosed, TableOver
 from tablehost.actors.room_supervisor import LOBBY_NAME, NAMESPACE, RoomSupervisor, was_restarted
 from tablehost.actors.round_watch import RoundStatus, RoundWatch
 from tablehost.actors.table_admin import TableAdmin, TableListing
-from tablehost.actors.table_directory import TableDescription, TableDirectory, TableSnapshot
+from tablehost.actors.table_directory import TableDescription, TableDirectory, TableRecord
 from tablehost.actors.table_mint import TableMint
 from tablehost.actors.table_opener import TableOpener
 from tablehost.actors.tournament_tables import Placing, TournamentTable
@@ -234,11 +234,12 @@ class LobbyActor:
     async def adjudicate_table(self, table_id: str, places: list[int], reason: str) -> str:
         return await self.table_admin.adjudicate(table_id, places, reason)
 
-    async def table_record(self, table_id: str) -> TableSnapshot:
+    async def table_record(self, table_id: str) -> TableRecord:
+        """The lobby's record of a table (Ray sends a copy: the caller shares nothing with it)."""
         record = self.directory.get(table_id)
         if record is None:
             raise LobbyRefused(Refusal.NOT_FOUND, f"no table {table_id!r} on record")
-        return record.snapshot()
+        return record
 
     async def stop_rooms(self) -> int:
         """Stop every room, as a host with an embedded Ray does when it stops."""

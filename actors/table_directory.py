@@ -57,38 +57,6 @@ class TableRecord:
     def running(self) -> bool:
         return self.outcome is None
 
-    def snapshot(self) -> TableSnapshot:
-        """The record as it stands, sharing nothing with it."""
-        return TableSnapshot(
-            table_id=self.table_id, game=self.game, variant=self.variant, commitment=self.commitment,
-            room_id=self.room_id, endpoint=self.endpoint, players=tuple(self.players), tickets=tuple(self.tickets),
-            clients=tuple(self.clients), join=tuple(dict(data) for data in self.join),
-            entrants=tuple(self.entrants), options=dict(self.options), started_ms=self.started_ms,
-            outcome=self.outcome,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class TableSnapshot:
-    """A table's record as the lobby's `table_record` sends it over Ray:
-    what it was started with, where it is served and how it ended (None
-    while it runs)."""
-
-    table_id: str
-    game: str
-    variant: str
-    commitment: str
-    room_id: str
-    endpoint: str
-    players: tuple[str, ...]
-    tickets: tuple[str, ...]
-    clients: tuple[str, ...]
-    join: tuple[dict[str, Any], ...]
-    entrants: tuple[str, ...]
-    options: dict[str, Any]
-    started_ms: int
-    outcome: str | None
-
 
 @dataclass(frozen=True, slots=True)
 class TableDescription:

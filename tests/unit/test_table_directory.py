@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablehost.actors.table_directory import TableDirectory, TableRecord, TableSnapshot
+from tablehost.actors.table_directory import TableDirectory, TableRecord
 
 
 def record(table_id: str, room_id: str = "room-1", **changes: Any) -> TableRecord:
@@ -162,36 +162,10 @@ def test_started_counts_every_table_ever_added_even_forgotten_ones() -> None:
 # -- what the record says ----------------------------------------------------------------------------------
 
 
-def test_a_records_snapshot_shares_nothing_with_it() -> None:
-    table = record("t-1")
-    snapshot = table.snapshot()
-    assert snapshot == TableSnapshot(
-        table_id="t-1",
-        game="bigtwo",
-        variant="",
-        commitment="c" * 64,
-        room_id="room-1",
-        endpoint="127.0.0.1:7001",
-        players=("Ann", "Bo", "Cy", "Di"),
-        tickets=("t-a", "t-b", "t-c", "t-d"),
-        clients=("", "player:b", "", "address:10.0.0.1"),
-        join=({}, {}, {}, {}),
-        entrants=("t-c", "t-a", "t-d", "t-b"),
-        options={"turn_timeout_ms": 20_000},
-        started_ms=1_000,
-        outcome=None,
-    )
-    snapshot.options["turn_timeout_ms"] = 1
-    snapshot.join[0]["seat"] = 2
-    table.players.append("Eve")
-    assert table.options == {"turn_timeout_ms": 20_000} and table.join[0] == {}
-    assert snapshot.players == ("Ann", "Bo", "Cy", "Di")
-
-
-def test_a_finished_records_snapshot_carries_its_outcome() -> None:
+def test_a_finished_record_carries_its_outcome() -> None:
     directory = directory_with(record("t-1"))
     directory.finish("t-1", "room lost", now=1.0)
-    assert directory.get("t-1").snapshot().outcome == "room lost"
+    assert directory.get("t-1").outcome == "room lost"
 
 
 # -- any sequence ------------------------------------------------------------------------------------------
