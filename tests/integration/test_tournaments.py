@@ -406,7 +406,7 @@ def test_an_organiser_revoked_after_creating_is_refused_once_front_doors_read_th
         async with TournamentClient(host.target, organiser_token=token) as client:
             await client.create("first", "duel", "swiss", start_within_s=5)
             registry(host).revoke(organiser.organiser_id, now_ms())
-            await asyncio.sleep(REGISTRY_CACHE_S + 0.5)
+            await asyncio.sleep(REGISTRY_CACHE_S + 0.5)  # the bound under test: refused once the cache expired
             return await _refusal(client.create("second", "duel", "swiss", start_within_s=5))
 
     code, details = run(scenario(), timeout=60)
@@ -548,7 +548,7 @@ def test_the_operator_issues_lists_and_revokes_organisers_with_the_cli(host) -> 
         row for row in listed if row["id"] == organiser["id"]).items()
     revoked = tablehost("organiser", "revoke", organiser["id"], "--store", store)
     assert revoked.returncode == 0 and organiser["id"] in revoked.stdout
-    time.sleep(REGISTRY_CACHE_S + 0.5)
+    time.sleep(REGISTRY_CACHE_S + 0.5)  # the bound under test: a revocation holds once the cache has expired
     refused = tablehost(*create, TABLEHOST_ORGANISER_TOKEN=organiser["token"])
     assert refused.returncode == 1 and refused.stderr.startswith("tablehost tournament create: PERMISSION_DENIED: ")
     listed = [json.loads(line) for line in tablehost("organiser", "list", "--store", store, "--json").stdout.splitlines()]
