@@ -44,8 +44,10 @@ def seat_player_id(state: State, seat: int) -> str:
 
 
 def seat_zone_id(state: State, seat: int, kind: str) -> str:
-    """The id of the zone of kind `kind` ("hand", "deck", ...) of the player at `seat`."""
-    return f"player:{seat_player_id(state, seat)}:{kind}"
+    """The id of the zone of kind `kind` ("hand", "deck", ...) of the player at
+    `seat`. Games ask for zones in their inner loops: the id is read here
+    directly, as seat_player_id reads it, without a second call."""
+    return f"player:{state['players'][seat]['id']}:{kind}"
 
 
 def create_zone(zone_id: str, zone_type: str, owner_id: str | None = None) -> dict[str, Any]:
