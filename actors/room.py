@@ -183,7 +183,7 @@ class RoomActor:
         """What the store keeps of a table besides its journal: the match's
         header, the lobby's record and the run (see LobbyActor's recovery)."""
         match = self.tables[table_id].match
-        return {"table_id": table_id, "run_id": self.config.run_id, "match": match.header(),
+        return {"table_id": table_id, "run_id": self.config.run_id, "match": match.header().to_plain(),
                 "record": self.room_tables.records[table_id], "versions": code_versions(match.rules)}
 
     async def resume_tables(self, table_ids: list[str]) -> list[TableOpening]:

@@ -113,7 +113,7 @@ class RoomTables:
         table = self.tables.get(table_id)
         if table is None:
             return None
-        return TableLog(table.match.header(), tuple(command.to_plain() for command in table.match.commands))
+        return TableLog(table.match.header().to_plain(), tuple(command.to_plain() for command in table.match.commands))
 
     def status_of(self, table_id: str) -> TableStatus | None:
         table = self.tables.get(table_id)

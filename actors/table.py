@@ -38,7 +38,7 @@ from tablehost.actors.table_streams import Subscriber, TableStreams
 from tablehost.actors.table_views import TableViews
 from tablehost.actors.tokens import SPECTATOR_SEAT
 from tablehost.games.engine.fairness import TableSeed
-from tablehost.games.engine.match import DEALER_SEAT, Command, Match, replay
+from tablehost.games.engine.match import DEALER_SEAT, Command, Match, MatchHeader, replay
 from tablehost.games.engine.rules import GameRules
 
 log = logging.getLogger("tablehost.table")
@@ -326,13 +326,13 @@ def resume_table(
     setup) and every command journaled after it, with the act_ids already
     accepted, so a client resending one gets its first outcome again.
     Turn timers resume from the deadlines in the state."""
-    header = stored.header["match"]
+    header = MatchHeader.from_plain(stored.header["match"])
     checkpoint = stored.checkpoint
     commands = [Command(entry.seat, entry.action, entry.now_ms, entry.automatic) for entry in stored.entries]
     match = replay(rules, header, commands, checkpoint.state if checkpoint is not None else None)
     if checkpoint is not None:
         match.commands[:0] = [Command.from_plain(plain) for plain in checkpoint.commands]
-    table = Table(stored.table_id, rules, match.seed, list(header["players"]), dict(header["options"]),
+    table = Table(stored.table_id, rules, match.seed, list(header.players), dict(header.options),
                   rate=rate, burst=burst, owner=owner, journal=journal, match=match, seq=stored.seq,
                   epoch=stored.epoch)
     accepted = table._answers.outcomes  # this module's own table

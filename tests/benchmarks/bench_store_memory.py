@@ -84,7 +84,7 @@ async def play(rules: GameRules, seed: int) -> RecordedGame:
     game = RecordedGame({})
     table = Table(table_id, rules, request.seed, list(record["players"]), {}, join=list(record["join"]),
                   journal=RecordingJournal(game))
-    game.header = {"table_id": table_id, "run_id": uuid.uuid4().hex, "match": table.match.header(), "record": record}
+    game.header = {"table_id": table_id, "run_id": uuid.uuid4().hex, "match": table.match.header().to_plain(), "record": record}
     streams = [table.subscribe(seat, 0) for seat in range(seats)]
     bots = [RandomBot(seed * 100 + seat) for seat in range(seats)]
     for _ in range(MAX_MOVES):

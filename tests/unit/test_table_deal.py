@@ -124,7 +124,7 @@ def test_a_table_resumed_after_a_checkpoint_keeps_every_command_and_ends_with_a_
 
     async def scenario():
         table = waiting_table("t-resume")
-        store.create("t-resume", {"match": table.match.header()})
+        store.create("t-resume", {"match": table.match.header().to_plain()})
         table.commands.journal = StoreJournal(store, "t-resume")
         streams = {seat: table.subscribe(seat, 0, bytes([seat])) for seat in range(4)}
         while table.seq < 20:
