@@ -38,7 +38,7 @@ from tablehost.actors.table_streams import Subscriber, TableStreams
 from tablehost.actors.table_views import TableViews
 from tablehost.actors.tokens import SPECTATOR_SEAT
 from tablehost.games.engine.fairness import TableSeed
-from tablehost.games.engine.match import DEALER_SEAT, Command, Match, MatchHeader, replay
+from tablehost.games.engine.match import DEALER_SEAT, Command, Match, replay
 from tablehost.games.engine.rules import GameRules
 
 log = logging.getLogger("tablehost.table")
@@ -326,7 +326,7 @@ def resume_table(
     setup) and every command journaled after it, with the act_ids already
     accepted, so a client resending one gets its first outcome again.
     Turn timers resume from the deadlines in the state."""
-    header = MatchHeader.from_plain(stored.header["match"])
+    header = stored.header.match
     checkpoint = stored.checkpoint
     commands = [Command(entry.seat, entry.action, entry.now_ms, entry.automatic) for entry in stored.entries]
     match = replay(rules, header, commands, checkpoint.state if checkpoint is not None else None)
