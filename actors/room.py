@@ -33,7 +33,7 @@ from tablehost.actors.config import RoomConfig
 from tablehost.actors.journal import Journal, through_outage
 from tablehost.actors.log_format import configure_logging, log_fields
 from tablehost.actors.process_tuning import tune_garbage_collection
-from tablehost.actors.store import TableExists, TableStore, open_store
+from tablehost.actors.store import TableExists, TableHeader, TableStore, open_store
 from tablehost.actors.outbound import StreamEnd
 from tablehost.actors.room_reports import RoomReports
 from tablehost.actors.room_server import RoomServer
@@ -179,12 +179,10 @@ class RoomActor:
                 answers[index] = TableOpening(table_id, error=f"the table could not be recorded: {outcome}")
         return answers
 
-    def _header(self, table_id: str) -> dict[str, Any]:
-        """What the store keeps of a table besides its journal: the match's
-        header, the lobby's record and the run (see LobbyActor's recovery)."""
+    def _header(self, table_id: str) -> TableHeader:
         match = self.tables[table_id].match
-        return {"table_id": table_id, "run_id": self.config.run_id, "match": match.header(),
-                "record": self.room_tables.records[table_id], "versions": code_versions(match.rules)}
+        return TableHeader(table_id, self.config.run_id, match.header(), self.room_tables.records[table_id],
+                           code_versions(match.rules))
 
     async def resume_tables(self, table_ids: list[str]) -> list[TableOpening]:
         """Take over tables from the store (their room died): each resumes
@@ -199,7 +197,7 @@ class RoomActor:
         assert self.store is not None  # resume_tables answers for a room without one
         try:
             stored = await through_outage(self.store.claim, table_id)
-            rules = self.catalog.rules(stored.header["match"]["game"])
+            rules = self.catalog.rules(stored.header.match.game)
             refusal = why_not_resumable(stored.header, rules)
             if refusal is not None:
                 log.error("room %s will not resume table %s: %s", self.room_id, table_id, refusal)
@@ -209,14 +207,14 @@ class RoomActor:
         except Exception as error:  # one table that cannot resume must not stop the others
             log.exception("room %s could not resume table %s", self.room_id, table_id)
             return TableOpening(table_id, error=f"{type(error).__name__}: {error}")
-        self.room_tables.add(table, stored.header["record"])
+        self.room_tables.add(table, stored.header.record)
         if table.over:
             # Its room died while it lingered after the game: linger here
             # (players may reconnect for the end), then close, or nothing would.
             self.room_tables.table_finished(table)
         log.info("room %s resumed table %s at seq %d, epoch %d", self.room_id, table_id, table.seq, table.epoch,
                  extra=log_fields("table_resumed", table_id=table_id, room_id=self.room_id, seq=table.seq))
-        return TableOpening(table_id, stored.header["record"], seq=table.seq, epoch=table.epoch)
+        return TableOpening(table_id, stored.header.record, seq=table.seq, epoch=table.epoch)
 
     def _open_one(self, request: TableRequest) -> TableOpening:
         table_id = request.table_id

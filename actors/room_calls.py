@@ -11,6 +11,10 @@ from typing import Any
 
 from tablehost.games.engine.fairness import TableSeed
 
+# A table's record as plain data (see table_record), the form that crosses
+# Ray and the store; the lobby's directory reads it as a TableRecord.
+PlainTableRecord = dict[str, Any]
+
 
 @dataclass(frozen=True, slots=True)
 class SeatRequest:
@@ -48,7 +52,7 @@ class TableOpening:
     room may take it (this one was full)."""
 
     table_id: str
-    record: dict[str, Any] | None = None
+    record: PlainTableRecord | None = None
     error: str = ""
     retry: bool = False
     seq: int = 0
@@ -66,7 +70,7 @@ class RoomStarted:
     node_id: str
     pid: int
     capacity: int = 0
-    records: tuple[dict[str, Any], ...] = ()
+    records: tuple[PlainTableRecord, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +98,7 @@ class RoomUnreachable(Exception):
     lobby treats it as dead."""
 
 
-def table_record(request: TableRequest, seated: list[SeatRequest]) -> dict[str, Any]:
+def table_record(request: TableRequest, seated: list[SeatRequest]) -> PlainTableRecord:
     """What the lobby's directory keeps of a table, as plain data: the room
     returns it, the store's header keeps it (for a lobby that restarts while
     the table moves between rooms), and `inventory` reports it."""

@@ -18,7 +18,7 @@ from typing import Any
 from tablehost.actors.config import RoomConfig
 from tablehost.actors.log_format import log_fields
 from tablehost.actors.outbound import StreamEnd
-from tablehost.actors.room_calls import TableClosed, TableOver
+from tablehost.actors.room_calls import PlainTableRecord, TableClosed, TableOver
 from tablehost.actors.room_reports import RoomReports
 from tablehost.actors.store import TableStore
 from tablehost.actors.table import Table
@@ -72,13 +72,13 @@ class RoomTables:
         self._config = config
         self._reports = reports
         self.tables: dict[str, Table] = {}
-        self.records: dict[str, dict[str, Any]] = {}
+        self.records: dict[str, PlainTableRecord] = {}
         self.failed = 0
         # Set when the room starts with a store: where ends are recorded.
         self.store: TableStore | None = None
         self._last_trim = 0.0
 
-    def add(self, table: Table, record: dict[str, Any]) -> None:
+    def add(self, table: Table, record: PlainTableRecord) -> None:
         self.tables[table.table_id] = table
         self.records[table.table_id] = record
 
@@ -113,7 +113,7 @@ class RoomTables:
         table = self.tables.get(table_id)
         if table is None:
             return None
-        return TableLog(table.match.header(), tuple(command.to_plain() for command in table.match.commands))
+        return TableLog(table.match.header().to_plain(), tuple(command.to_plain() for command in table.match.commands))
 
     def status_of(self, table_id: str) -> TableStatus | None:
         table = self.tables.get(table_id)

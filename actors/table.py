@@ -326,13 +326,13 @@ def resume_table(
     setup) and every command journaled after it, with the act_ids already
     accepted, so a client resending one gets its first outcome again.
     Turn timers resume from the deadlines in the state."""
-    header = stored.header["match"]
+    header = stored.header.match
     checkpoint = stored.checkpoint
     commands = [Command(entry.seat, entry.action, entry.now_ms, entry.automatic) for entry in stored.entries]
     match = replay(rules, header, commands, checkpoint.state if checkpoint is not None else None)
     if checkpoint is not None:
         match.commands[:0] = [Command.from_plain(plain) for plain in checkpoint.commands]
-    table = Table(stored.table_id, rules, match.seed, list(header["players"]), dict(header["options"]),
+    table = Table(stored.table_id, rules, match.seed, list(header.players), dict(header.options),
                   rate=rate, burst=burst, owner=owner, journal=journal, match=match, seq=stored.seq,
                   epoch=stored.epoch)
     accepted = table._answers.outcomes  # this module's own table

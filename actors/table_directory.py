@@ -11,6 +11,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from tablehost.actors.room_calls import PlainTableRecord
+
 
 @dataclass(eq=False)
 class TableRecord:
@@ -42,7 +44,7 @@ class TableRecord:
     adjudicated: list[int] | None = field(default=None, repr=False)
 
     @classmethod
-    def from_plain(cls, record: dict[str, Any], room_id: str, endpoint: str) -> TableRecord:
+    def from_plain(cls, record: PlainTableRecord, room_id: str, endpoint: str) -> TableRecord:
         """A room's record of a table (actors/room_calls.py `table_record`), served at `endpoint`."""
         return cls(
             table_id=record["table_id"], game=record["game"], variant=record["variant"],

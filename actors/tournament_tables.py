@@ -81,9 +81,9 @@ def tables_between_rooms(config: LobbyConfig, directory: TableDirectory) -> list
             if directory.running(table_id) is not None:
                 continue
             header = store.header(table_id)
-            if header["run_id"] != config.room.run_id:
+            if header.run_id != config.room.run_id:
                 continue  # an earlier run's: its players' tokens are refused anyway
-            found.append(TableRecord.from_plain(header["record"], "", ""))
+            found.append(TableRecord.from_plain(header.record, "", ""))
     except StoreError as error:
         log.error("the store could not list the tables to resume: %s", error)
     finally:

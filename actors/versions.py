@@ -7,24 +7,43 @@ keeps the rules moves tables between versions freely)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablehost.games.engine.rules import GameRules
 
+if TYPE_CHECKING:  # the store's header holds CodeVersions
+    from tablehost.actors.store import TableHeader
 
-def code_versions(rules: GameRules) -> dict[str, Any]:
+
+@dataclass(frozen=True, slots=True)
+class CodeVersions:
     """What a table's stored header records of the code it started under."""
-    return {"tablehost": metadata.version("tablehost"), "rules": rules.rules_version}
+
+    tablehost: str
+    rules: int
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"tablehost": self.tablehost, "rules": self.rules}
+
+    @classmethod
+    def from_plain(cls, plain: Mapping[str, Any]) -> CodeVersions:
+        return cls(plain["tablehost"], int(plain["rules"]))
 
 
-def why_not_resumable(header: dict[str, Any], rules: GameRules) -> str | None:
+def code_versions(rules: GameRules) -> CodeVersions:
+    """The code this process runs `rules` under."""
+    return CodeVersions(metadata.version("tablehost"), rules.rules_version)
+
+
+def why_not_resumable(header: TableHeader, rules: GameRules) -> str | None:
     """None when this code may resume the stored table; else why not. A
     header written before versions were kept started under rules version 1."""
-    started = header.get("versions", {})
-    started_rules = int(started.get("rules", 1))
-    if started_rules != rules.rules_version:
-        return (f"table started under {rules.name} rules version {started_rules} (tablehost "
-                f"{started.get('tablehost', 'unknown')}); this room runs rules version {rules.rules_version} "
+    started = header.versions or CodeVersions("unknown", 1)
+    if started.rules != rules.rules_version:
+        return (f"table started under {rules.name} rules version {started.rules} (tablehost "
+                f"{started.tablehost}); this room runs rules version {rules.rules_version} "
                 f"(tablehost {metadata.version('tablehost')}): its commands would replay to another state")
     return None

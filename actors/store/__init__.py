@@ -12,7 +12,8 @@ A finished table stays in the store for FINISHED_RETENTION_S (to be
 inspected, `load`) and is then deleted, so the store's size follows the
 tables running, not every game ever played.
 
-Entries and checkpoints are plain data encoded with msgpack."""
+Headers, entries and checkpoints are typed records, kept as their plain
+form (`to_plain`) encoded with msgpack."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tablehost.actors.room_calls import PlainTableRecord
+from tablehost.actors.versions import CodeVersions
+from tablehost.games.engine.match import MatchHeader
 
 FINISHED_RETENTION_S = 3600.0
 
@@ -40,6 +44,33 @@ class StoreUnavailable(StoreError):
 class TableExists(StoreError):
     """`create` of a table the store holds already (its first room recorded
     it and died before the lobby heard back)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableHeader:
+    """What a store keeps of a table besides its journal, written once when
+    the table opens: the match's header, the lobby's record of the table
+    and the run (for a lobby that restarts while the table moves between
+    rooms), and the code it started under."""
+
+    table_id: str
+    run_id: str
+    match: MatchHeader
+    record: PlainTableRecord
+    versions: CodeVersions | None  # None: written before versions were kept
+
+    def to_plain(self) -> dict[str, Any]:
+        plain = {"table_id": self.table_id, "run_id": self.run_id, "match": self.match.to_plain(),
+                 "record": self.record}
+        if self.versions is not None:
+            plain["versions"] = self.versions.to_plain()
+        return plain
+
+    @classmethod
+    def from_plain(cls, plain: Mapping[str, Any]) -> TableHeader:
+        versions = plain.get("versions")
+        return cls(plain["table_id"], plain["run_id"], MatchHeader.from_plain(plain["match"]), dict(plain["record"]),
+                   CodeVersions.from_plain(versions) if versions is not None else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +119,7 @@ class StoredTable:
 
     table_id: str
     epoch: int
-    header: dict[str, Any]
+    header: TableHeader
     checkpoint: Checkpoint | None
     entries: list[JournalEntry] = field(default_factory=list)  # after the checkpoint, in seq order
 
@@ -113,7 +144,7 @@ class TableStore(Protocol):
     """What rooms and the lobby ask of a store. Every method may block on
     I/O: rooms call them off their event loop."""
 
-    def create(self, table_id: str, header: dict[str, Any]) -> int:
+    def create(self, table_id: str, header: TableHeader) -> int:
         """Record a new table; returns its first epoch."""
         ...
 
@@ -136,7 +167,7 @@ class TableStore(Protocol):
         """Tables recorded and not finished (what a restarted lobby resumes)."""
         ...
 
-    def header(self, table_id: str) -> dict[str, Any]:
+    def header(self, table_id: str) -> TableHeader:
         """What the table was created with, without claiming it."""
         ...
 

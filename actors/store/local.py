@@ -1,6 +1,6 @@
 """The local-directory store: one folder per table, for a host on one machine.
 
-    <root>/<table_id>/header        the match header (written once)
+    <root>/<table_id>/header        the table's header (written once)
     <root>/<table_id>/epoch         the incarnation that may write
     <root>/<table_id>/lock          flock'ed around every write and claim
     <root>/<table_id>/checkpoint    the last checkpoint
@@ -36,7 +36,8 @@ from typing import Any
 import msgpack
 
 from tablehost.actors import crash_points
-from tablehost.actors.store import FINISHED_RETENTION_S, Appends, Checkpoint, Fenced, JournalEntry, StoredTable, StoreError, TableExists
+from tablehost.actors.store import (FINISHED_RETENTION_S, Appends, Checkpoint, Fenced, JournalEntry, StoredTable,
+                                    StoreError, TableExists, TableHeader)
 
 _FRAME = struct.Struct(">II")  # payload length, CRC32 of the payload
 _SEGMENT = "log-"
@@ -156,7 +157,7 @@ class LocalStore:
 
     # -- the table's life ---------------------------------------------------------
 
-    def create(self, table_id: str, header: dict[str, Any]) -> int:
+    def create(self, table_id: str, header: TableHeader) -> int:
         """The header is written last: a folder without one is a create a
         crash cut short, and is finished here."""
         folder = self._folder(table_id)
@@ -165,7 +166,7 @@ class LocalStore:
             raise TableExists(f"table {table_id} exists already in {self.root}")
         _fsync_folder(self.root)
         write_atomically(folder / "epoch", b"1")
-        write_atomically(folder / "header", _pack(header))
+        write_atomically(folder / "header", _pack(header.to_plain()))
         table = self._table(table_id)
         table.open_segment(1)
         table.last_seq = 0
@@ -282,10 +283,10 @@ class LocalStore:
     def unfinished(self) -> list[str]:
         return sorted(p.name for p in self.root.iterdir() if (p / "header").exists() and not (p / "finished").exists())
 
-    def header(self, table_id: str) -> dict[str, Any]:
+    def header(self, table_id: str) -> TableHeader:
         path = self._folder(table_id) / "header"
         try:
-            return _unpack(path.read_bytes())
+            return TableHeader.from_plain(_unpack(path.read_bytes()))
         except FileNotFoundError:
             raise StoreError(f"no table {table_id} in {self.root}") from None
 
@@ -312,7 +313,7 @@ class LocalStore:
         end of the last segment is cut off (it was never acknowledged) when
         `repair`, and left unread otherwise."""
         folder = self._folder(table_id)
-        header = _unpack((folder / "header").read_bytes())
+        header = TableHeader.from_plain(_unpack((folder / "header").read_bytes()))
         checkpoint_path = folder / "checkpoint"
         checkpoint = Checkpoint.from_plain(_unpack(checkpoint_path.read_bytes())) if checkpoint_path.exists() else None
         after = checkpoint.seq if checkpoint is not None else 0

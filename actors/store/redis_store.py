@@ -2,7 +2,7 @@
 
 Keys of one table (the {table_id} hash tag keeps them in one slot):
 
-    th:{id}:header      the match header
+    th:{id}:header      the table's header
     th:{id}:epoch       the incarnation that may write
     th:{id}:seq         the last seq journaled
     th:{id}:journal     a stream: one entry per command, its id "<seq>-1"
@@ -35,7 +35,7 @@ import msgpack
 import redis
 
 from tablehost.actors.store import (FINISHED_RETENTION_S, Appends, Checkpoint, Fenced, JournalEntry, StoredTable,
-                                    StoreError, StoreUnavailable, TableExists)
+                                    StoreError, StoreUnavailable, TableExists, TableHeader)
 from tablehost.actors.store.redis_url import connect
 
 _TABLES = "th:tables"
@@ -145,10 +145,10 @@ class RedisStore:
         self._append = self._redis.register_script(_APPEND)
         self._finish = self._redis.register_script(_FINISH)
 
-    def create(self, table_id: str, header: dict[str, Any]) -> int:
+    def create(self, table_id: str, header: TableHeader) -> int:
         keys = [_key(table_id, "header"), _key(table_id, "epoch"), _key(table_id, "seq"), _TABLES]
         try:
-            self._create(keys=keys, args=[_pack(header), table_id])
+            self._create(keys=keys, args=[_pack(header.to_plain()), table_id])
             self._wait_for_replicas()
         except redis.ResponseError as error:
             if str(error).startswith("EXISTS"):
@@ -216,7 +216,7 @@ class RedisStore:
         entries = [JournalEntry.from_plain(_unpack(fields[b"e"])) for _, fields in records]
         if [entry.seq for entry in entries] != list(range(after + 1, after + 1 + len(entries))):
             raise StoreError(f"table {table_id}'s journal has a gap or a repeat after seq {after}")
-        return StoredTable(table_id, epoch, _unpack(header), checkpoint, entries)
+        return StoredTable(table_id, epoch, TableHeader.from_plain(_unpack(header)), checkpoint, entries)
 
     def finish(self, table_id: str, epoch: int, outcome: str) -> None:
         try:
@@ -233,14 +233,14 @@ class RedisStore:
         except redis.RedisError as error:
             raise _failure(error) from error
 
-    def header(self, table_id: str) -> dict[str, Any]:
+    def header(self, table_id: str) -> TableHeader:
         try:
             header = self._redis.get(_key(table_id, "header"))
         except redis.RedisError as error:
             raise _failure(error) from error
         if header is None:
             raise StoreError(f"no table {table_id} in {self.url}")
-        return _unpack(header)
+        return TableHeader.from_plain(_unpack(header))
 
     def _wait_for_replicas(self) -> None:
         """Return once the replicas the URL asks for hold every write so far;

@@ -15,7 +15,8 @@ the game's random key, and once the game is over the seed and salt.
 Seats have ids the host assigns (`p0`, `p1`, ...): the engine's zones and
 events use them. Display names are for display only and may repeat; each
 player's join data (a deck, a class) is checked by the game, kept in its
-player record and in the header, so a replay reproduces the game."""
+player record and in the header (`MatchHeader`), so a replay reproduces the
+game."""
 
 from __future__ import annotations
 
@@ -58,6 +59,33 @@ class Command:
     @classmethod
     def from_plain(cls, plain: dict[str, Any]) -> Command:
         return cls(plain["seat"], plain["action"], plain["now_ms"], plain.get("automatic", False))
+
+
+@dataclass(frozen=True, slots=True)
+class MatchHeader:
+    """Everything besides the commands that a replay needs. Its plain form
+    is what the store's header and a game's record keep."""
+
+    game: str
+    seed: TableSeed
+    players: tuple[str, ...]  # display names by seat
+    join: tuple[dict[str, Any], ...]  # each seat's join data, as the game checked it
+    options: dict[str, Any]
+    started_ms: int
+    deal_deadline_ms: int | None  # None: dealt at once
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"game": self.game, "seed": self.seed.seed, "salt": self.seed.salt, "players": list(self.players),
+                "join": [dict(data) for data in self.join], "options": dict(self.options),
+                "started_ms": self.started_ms, "deal_deadline_ms": self.deal_deadline_ms}
+
+    @classmethod
+    def from_plain(cls, plain: Mapping[str, Any]) -> MatchHeader:
+        """Headers written before join data and deals were kept have neither:
+        no join data, dealt at once."""
+        return cls(plain["game"], TableSeed(plain["seed"], plain["salt"]), tuple(plain["players"]),
+                   tuple(dict(data) for data in plain.get("join", [])), dict(plain["options"]),
+                   plain["started_ms"], plain.get("deal_deadline_ms"))
 
 
 @dataclass(slots=True)
@@ -221,23 +249,15 @@ class Match:
                 "stage": DEALING_STAGE, "deadline_ms": self.deal_deadline_ms, "fairness": self._fairness}
 
     def state_hash(self) -> str:
-        return view_hash(self.state if self.state is not None else self.header())
+        return view_hash(self.state if self.state is not None else self.header().to_plain())
 
     def state_bytes(self) -> bytes:
         return canonical_bytes(self.state)
 
-    def header(self) -> dict[str, Any]:
-        """Everything besides the commands that a replay needs."""
-        return {
-            "game": self.rules.name,
-            "seed": self.seed.seed,
-            "salt": self.seed.salt,
-            "players": list(self.players),
-            "join": [dict(data) for data in self.join or ()],
-            "options": dict(self.options),
-            "started_ms": self.started_ms,
-            "deal_deadline_ms": self.deal_deadline_ms,
-        }
+    def header(self) -> MatchHeader:
+        return MatchHeader(self.rules.name, self.seed, tuple(self.players),
+                           tuple(dict(data) for data in self.join or ()), dict(self.options), self.started_ms,
+                           self.deal_deadline_ms)
 
     def _validate_envelope(self, seat: int, action: Any) -> Action:
         if self.result is not None:
@@ -260,15 +280,14 @@ class Match:
 
 
 def replay(
-    rules: GameRules, header: Mapping[str, Any], commands: Sequence[Command], from_state: State | None = None,
+    rules: GameRules, header: MatchHeader, commands: Sequence[Command], from_state: State | None = None,
     keep_events: bool = False,
 ) -> Match:
     """Rebuild a game from its header and logged commands (the deal among
     them): same seed, seats, join data and commands give the same state and
     events. With `from_state` (a checkpoint), `commands` are those after it."""
-    match = Match(rules, TableSeed(header["seed"], header["salt"]), list(header["players"]), dict(header["options"]),
-                  header["started_ms"], [dict(data) for data in header.get("join", [])] or None, from_state,
-                  header.get("deal_deadline_ms"), keep_events)
+    match = Match(rules, header.seed, list(header.players), dict(header.options), header.started_ms,
+                  [dict(data) for data in header.join] or None, from_state, header.deal_deadline_ms, keep_events)
     for command in commands:
         if command.seat == DEALER_SEAT:
             match.deal([bytes.fromhex(e) for e in command.action["entropy"]], command.now_ms)

@@ -55,7 +55,7 @@ class VerifiedGame:
 
 def game_record(table_id: str, match: Match) -> dict[str, Any]:
     """The record a room sends with a game's end: everything a replay needs."""
-    return {"version": RECORD_VERSION, "table_id": table_id, "header": match.header(),
+    return {"version": RECORD_VERSION, "table_id": table_id, "header": match.header().to_plain(),
             "commands": [command.to_plain() for command in match.commands]}
 
 

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import random
 import subprocess
 import sys
 import tempfile
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from redis_server import RedisServer  # noqa: E402
 
 from tablehost.actors.room_calls import SeatRequest, TableRequest, table_record  # noqa: E402
-from tablehost.actors.store import Appends, Checkpoint, JournalEntry  # noqa: E402
+from tablehost.actors.store import Appends, Checkpoint, JournalEntry, TableHeader  # noqa: E402
 from tablehost.actors.store.redis_store import RedisStore  # noqa: E402
 from tablehost.actors.table import Table  # noqa: E402
 from tablehost.clients.bots import RandomBot  # noqa: E402
@@ -59,18 +60,18 @@ class RecordedGame:
     """One game's store writes, in order: its header, then each command with
     the checkpoint taken after it (if any)."""
 
-    header: dict[str, Any]
-    writes: list[tuple[JournalEntry, Checkpoint | None]] = field(default_factory=list)
+    header: TableHeader
+    writes: list[tuple[JournalEntry, Checkpoint | None]]
 
 
 class RecordingJournal:
     """A journal that records what the table hands it and makes it durable at once."""
 
-    def __init__(self, game: RecordedGame) -> None:
-        self.game = game
+    def __init__(self) -> None:
+        self.writes: list[tuple[JournalEntry, Checkpoint | None]] = []
 
     def submit(self, table: Table, entry: JournalEntry, checkpoint: Checkpoint | None = None) -> None:
-        self.game.writes.append((entry, checkpoint))
+        self.writes.append((entry, checkpoint))
         table.released(entry.seq)
 
 
@@ -81,10 +82,10 @@ async def play(rules: GameRules, seed: int) -> RecordedGame:
     entrants = [SeatRequest(uuid.uuid4().hex, f"player-{seed}-{seat}", join) for seat in range(seats)]
     request = TableRequest(table_id, rules.name, "", TableSeed.numbered(seed), tuple(entrants), {})
     record = table_record(request, entrants)
-    game = RecordedGame({})
+    journal = RecordingJournal()
     table = Table(table_id, rules, request.seed, list(record["players"]), {}, join=list(record["join"]),
-                  journal=RecordingJournal(game))
-    game.header = {"table_id": table_id, "run_id": uuid.uuid4().hex, "match": table.match.header(), "record": record}
+                  journal=journal)
+    header = TableHeader(table_id, uuid.uuid4().hex, table.match.header(), record, None)
     streams = [table.subscribe(seat, 0) for seat in range(seats)]
     bots = [RandomBot(seed * 100 + seat) for seat in range(seats)]
     for _ in range(MAX_MOVES):
@@ -98,7 +99,7 @@ async def play(rules: GameRules, seed: int) -> RecordedGame:
             stream.outbox.take_all()
     assert table.over and table.failure is None, f"{rules.name} game {seed} did not end cleanly"
     table.close("measured")
-    return game
+    return RecordedGame(header, journal.writes)
 
 
 def replay(store: RedisStore, games: list[RecordedGame], tables: int, finished: bool, chooser: random.Random) -> None:
@@ -109,7 +110,7 @@ def replay(store: RedisStore, games: list[RecordedGame], tables: int, finished: 
     for index in range(tables):
         game = games[index % len(games)]
         table_id = f"m{int(finished)}-{index}-{uuid.uuid4().hex[:8]}"
-        store.create(table_id, {**game.header, "table_id": table_id})
+        store.create(table_id, dataclasses.replace(game.header, table_id=table_id))
         length = len(game.writes) if finished else chooser.randint(1, len(game.writes))
         plans.append((table_id, game.writes[:length]))
     for round_index in range(max(len(writes) for _table_id, writes in plans)):

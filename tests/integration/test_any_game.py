@@ -15,7 +15,7 @@ from support import close_all, seat_table
 from tablehost.actors.room_tables import TableLog
 from tablehost.clients.bots import PlayStats, RandomBot, play_seat
 from tablehost.clients.sdk import LobbyClient, LobbyError, TableSession
-from tablehost.games.engine.match import Command, replay
+from tablehost.games.engine.match import Command, MatchHeader, replay
 from tablehost.v1 import lobby_pb2
 from tests.testgames.trio import RULES as TRIO
 
@@ -74,7 +74,7 @@ def test_three_seats_asked_together_and_out_of_turn_play_to_the_end_with_every_h
     # gives the room's state exactly.
     assert sorted(data["mark"] for data in log.header["join"]) == ["", "", "★"]
     assert all(data["league"] == "a" for data in log.header["join"])
-    assert replay(TRIO, log.header, commands).state_hash() == state_hash
+    assert replay(TRIO, MatchHeader.from_plain(log.header), commands).state_hash() == state_hash
 
 
 def test_requests_whose_deadlines_pass_are_answered_by_their_defaults(host) -> None:

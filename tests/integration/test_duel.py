@@ -23,7 +23,7 @@ from tablehost.clients.sdk import LobbyClient, LobbyError, TableSession
 from tablehost.games.duel import board
 from tablehost.games.duel.bots import GreedyBot
 from tablehost.games.duel.game import RULES as DUEL
-from tablehost.games.engine.match import Command, replay
+from tablehost.games.engine.match import Command, MatchHeader, replay
 
 pytestmark = pytest.mark.integration
 
@@ -74,7 +74,7 @@ def test_a_duel_with_a_mulligan_left_to_its_deadline_plays_to_the_end_with_every
     assert any(u.kind == "delta" and u.automatic for u in seen)
     # The decks each player chose are in the match header, as the game checked them.
     assert sorted(data["deck"] for data in log.header["join"]) == sorted(d["deck"] for d in DECKS)
-    final = replay(DUEL, log.header, commands)
+    final = replay(DUEL, MatchHeader.from_plain(log.header), commands)
     assert final.state_hash() == state_hash
     # Neither player's final view names a card in the other's hand or deck.
     for session in sessions:

@@ -52,7 +52,7 @@ from tablehost.clients.bots import RandomBot
 from tablehost.clients.codec import view_hash
 from tablehost.clients.sdk import CommitOutcome, GameResult, LobbyClient, SessionDisconnected, TableSession, ViewUpdate
 from tablehost.games.bigtwo.game import RULES as BIG_TWO
-from tablehost.games.engine.match import Command, DEALER_SEAT, replay
+from tablehost.games.engine.match import Command, DEALER_SEAT, MatchHeader, replay
 from tablehost.games.engine.views import encode_view
 from tablehost.v1 import table_pb2
 
@@ -454,10 +454,10 @@ def check_table(table: TableRun, results: list[GameResult]) -> None:
 
     # The final state each client holds is the server's: the log replayed
     # gives the room's state hash, and each viewer's view of it the client's.
-    assert replay(BIG_TWO, table.log.header, commands).state_hash() == table.status.state_hash
+    assert replay(BIG_TWO, MatchHeader.from_plain(table.log.header), commands).state_hash() == table.status.state_hash
     for name, _, session in clients:
         assert session.seq == final_seq, f"table {tid} {name}: {session.seq}"
-        at_its_seq = replay(BIG_TWO, table.log.header, commands[: session.seq])
+        at_its_seq = replay(BIG_TWO, MatchHeader.from_plain(table.log.header), commands[: session.seq])
         viewer = None if session.seat == SPECTATOR else session.seat
         assert view_hash(session.view) == encode_view(at_its_seq.view(viewer)).hash, (
             f"table {tid} {name} holds another view than the server's at seq {session.seq}"

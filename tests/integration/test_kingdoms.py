@@ -19,7 +19,7 @@ from test_cli import ROOT, TABLEHOST
 
 from tablehost.clients.bots import PlayStats, RandomBot, play_seat
 from tablehost.clients.sdk import LobbyClient, TableSession
-from tablehost.games.engine.match import Command, replay
+from tablehost.games.engine.match import Command, MatchHeader, replay
 from tablehost.games.kingdoms import table
 from tablehost.games.kingdoms.bots import RuleBot
 from tablehost.games.kingdoms.game import RULES as KINGDOMS
@@ -55,7 +55,7 @@ def test_a_table_of_eight_plays_to_the_end_with_every_hash_verified_and_nothing_
     # The generals after the lord's are chosen by every other seat at once.
     chosen_by = [c.seat for c in commands if c.action["type"] == "choose_general"]
     assert sorted(chosen_by) == list(range(SEATS))
-    final = replay(KINGDOMS, log.header, commands)
+    final = replay(KINGDOMS, MatchHeader.from_plain(log.header), commands)
     assert final.state_hash() == state_hash
     for session in sessions:
         shown = json.dumps(session.view)

@@ -22,7 +22,7 @@ from tablehost.games.bigtwo.cards import FULL_DECK
 from tablehost.games.bigtwo.game import RULES, score_hands
 from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.fairness import TableSeed
-from tablehost.games.engine.match import Command, Match, replay, seat_id
+from tablehost.games.engine.match import Command, Match, MatchHeader, replay, seat_id
 from tablehost.games.engine.state import player_hand_zone_id
 from tablehost.games.engine.views import apply_delta, canonical_bytes, decode, diff, view_hash
 
@@ -153,7 +153,7 @@ def test_no_view_or_delta_carries_a_card_its_viewer_may_not_see(seed: int, bot_s
 def test_replaying_the_command_log_gives_the_same_final_state_hash(seed: int, bot_seed: int) -> None:
     match = play_out(seed, bot_seed)
     logged = [Command.from_plain(decode(canonical_bytes(command.to_plain()))) for command in match.commands]
-    header = decode(canonical_bytes(match.header()))
+    header = MatchHeader.from_plain(decode(canonical_bytes(match.header().to_plain())))
     again = replay(RULES, header, logged, keep_events=True)
     assert again.state_hash() == match.state_hash()
     assert again.events == match.events

@@ -17,7 +17,7 @@ from tablehost.games.duel import board
 from tablehost.games.duel.decks import DECKS
 from tablehost.games.duel.game import RULES
 from tablehost.games.engine.fairness import TableSeed
-from tablehost.games.engine.match import Command, Match, replay
+from tablehost.games.engine.match import Command, Match, MatchHeader, replay
 from tablehost.games.engine.views import canonical_bytes, decode
 
 TIMEOUT_MS = 1_000
@@ -106,7 +106,8 @@ def test_replaying_the_command_log_gives_the_same_final_state_hash(
 ) -> None:
     match = play_out(seed, bot_seed, chosen)
     logged = [Command.from_plain(decode(canonical_bytes(command.to_plain()))) for command in match.commands]
-    again = replay(RULES, decode(canonical_bytes(match.header())), logged, keep_events=True)
+    again = replay(RULES, MatchHeader.from_plain(decode(canonical_bytes(match.header().to_plain()))), logged,
+                   keep_events=True)
     assert again.state_hash() == match.state_hash()
     assert again.events == match.events
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tablehost.games.engine.fairness import TableSeed
-from tablehost.games.engine.match import Command, Match, replay
+from tablehost.games.engine.match import Command, Match, MatchHeader, replay
 from tablehost.games.engine.plugin import Action
 from tablehost.games.engine.views import canonical_bytes, decode
 from tablehost.games.kingdoms import cards, table
@@ -106,7 +106,8 @@ def test_every_game_ends_with_exactly_one_result_that_fits_the_identities(
 def test_replaying_the_command_log_gives_the_same_final_state_hash(seed: int, bot_seed: int, players: int) -> None:
     match = play_out(seed, bot_seed, players)
     logged = [Command.from_plain(decode(canonical_bytes(command.to_plain()))) for command in match.commands]
-    again = replay(RULES, decode(canonical_bytes(match.header())), logged, keep_events=True)
+    again = replay(RULES, MatchHeader.from_plain(decode(canonical_bytes(match.header().to_plain()))), logged,
+                   keep_events=True)
     assert again.state_hash() == match.state_hash()
     assert again.events == match.events
 

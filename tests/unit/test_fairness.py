@@ -13,7 +13,7 @@ from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.duel.game import RULES as DUEL
 from tablehost.games.engine.errors import Reason, RuleError
 from tablehost.games.engine.fairness import TableSeed, commitment, random_key
-from tablehost.games.engine.match import DEALER_SEAT, DEALING_STAGE, Match, replay
+from tablehost.games.engine.match import DEALER_SEAT, DEALING_STAGE, Match, MatchHeader, replay
 from tablehost.games.engine.verification import Disagreement, game_record, replayed_hashes, verify_game
 from tablehost.games.engine.views import decode, canonical_bytes, view_hash
 
@@ -117,7 +117,7 @@ def test_the_seed_and_salt_are_revealed_in_every_view_once_the_game_is_over() ->
 
 def test_a_replay_with_the_deal_rebuilds_the_same_game() -> None:
     match = played_game(DUEL, 11)
-    again = replay(DUEL, decode(canonical_bytes(match.header())), match.commands)
+    again = replay(DUEL, MatchHeader.from_plain(decode(canonical_bytes(match.header().to_plain()))), match.commands)
     assert again.state_hash() == match.state_hash()
 
 

@@ -5,6 +5,8 @@ the three-seat test game (tests/testgames/trio.py), in process."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from tablehost.games.engine.errors import Reason, RuleError
@@ -98,8 +100,8 @@ def test_join_data_is_checked_kept_with_the_seat_and_in_the_header() -> None:
     match = new_trio()
     assert [player["id"] for player in match.state["players"]] == [seat_id(0), seat_id(1), seat_id(2)]
     assert [player["name"] for player in match.state["players"]] == ["ann", "ann", "bo"]
-    assert match.header()["join"] == [{"league": "a", "mark": ""}, {"league": "a", "mark": "♦"},
-                                      {"league": "a", "mark": ""}]
+    assert match.header().join == ({"league": "a", "mark": ""}, {"league": "a", "mark": "♦"},
+                                   {"league": "a", "mark": ""})
     assert match.view(2)["marks"] == ["", "♦", ""]
     with pytest.raises(InvalidJoin, match="unknown league"):
         Match(TRIO, TableSeed.numbered(5), ["a", "b", "c"], {}, 0, [{"league": "z"}] * 3)
@@ -111,4 +113,4 @@ def test_a_replay_needs_the_join_data_of_the_header() -> None:
     header = match.header()
     assert replay(TRIO, header, match.commands).state_hash() == match.state_hash()
     with pytest.raises(InvalidJoin):
-        replay(TRIO, {**header, "join": []}, match.commands)
+        replay(TRIO, dataclasses.replace(header, join=()), match.commands)

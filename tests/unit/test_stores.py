@@ -17,12 +17,19 @@ from hypothesis import strategies as st
 
 from tablehost.actors.journal import through_outage
 from tablehost.actors.store import (Appends, Checkpoint, Fenced, JournalEntry, StoreError, StoreUnavailable, TableExists,
-                                    TableStore)
+                                    TableHeader, TableStore)
 from tablehost.actors.store.local import LocalStore, frame, read_frames
 from tablehost.actors.store.redis_store import RedisStore
+from tablehost.actors.versions import CodeVersions
+from tablehost.games.engine.fairness import TableSeed
+from tablehost.games.engine.match import MatchHeader
 
-HEADER = {"table_id": "t", "match": {"game": "bigtwo", "seed": 7}}
 _ids = itertools.count()
+
+
+def header(table_id: str, run_id: str = "run") -> TableHeader:
+    match = MatchHeader("bigtwo", TableSeed.numbered(7), ("a", "b", "c", "d"), ({},) * 4, {}, 0, None)
+    return TableHeader(table_id, run_id, match, {"table_id": table_id}, CodeVersions("test", 1))
 
 
 def entry(seq: int, act_id: str = "") -> JournalEntry:
@@ -45,7 +52,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TableStore
 
 def new_table(store: TableStore) -> str:
     table_id = f"table-{next(_ids)}"
-    assert store.create(table_id, {**HEADER, "table_id": table_id}) == 1
+    assert store.create(table_id, header(table_id)) == 1
     return table_id
 
 
@@ -54,7 +61,7 @@ def test_what_is_appended_is_what_a_claim_returns_in_order(store: TableStore) ->
     assert store.append({table_id: Appends(1, entries(1, 3))}) == {}
     assert store.append({table_id: Appends(1, entries(4, 5))}) == {}
     stored = store.claim(table_id)
-    assert stored.epoch == 2 and stored.header["table_id"] == table_id and stored.checkpoint is None
+    assert stored.epoch == 2 and stored.header.table_id == table_id and stored.checkpoint is None
     assert stored.entries == entries(1, 5) and stored.seq == 5
 
 
@@ -134,7 +141,7 @@ def test_a_finished_table_is_not_listed_for_resuming_and_an_older_epoch_cannot_f
 
 def test_a_tables_header_is_read_back_without_claiming_it(store: TableStore) -> None:
     table_id = new_table(store)
-    assert store.header(table_id) == {**HEADER, "table_id": table_id}
+    assert store.header(table_id) == header(table_id)
     assert store.append({table_id: Appends(1, entries(1, 1))}) == {}  # still epoch 1: not claimed
     with pytest.raises(StoreError, match="no table"):
         store.header("never-created")
@@ -145,17 +152,17 @@ def test_a_table_id_cannot_be_created_twice_and_the_first_stays_fenced(store: Ta
     store.append({table_id: Appends(1, entries(1, 1))})
     assert store.claim(table_id).epoch == 2
     with pytest.raises(TableExists):
-        store.create(table_id, HEADER)
+        store.create(table_id, header(table_id, run_id="another run"))
     assert isinstance(store.append({table_id: Appends(1, entries(2, 2))})[table_id], Fenced)
-    assert store.header(table_id)["table_id"] == table_id and store.claim(table_id).entries == entries(1, 1)
+    assert store.header(table_id).table_id == table_id and store.claim(table_id).entries == entries(1, 1)
 
 
 def test_a_local_create_a_crash_cut_short_is_finished_by_the_next(tmp_path: Path) -> None:
     store = LocalStore(str(tmp_path))
     (tmp_path / "cut-short").mkdir()
     (tmp_path / "cut-short" / "epoch").write_bytes(b"1")
-    assert store.create("cut-short", HEADER) == 1
-    assert store.claim("cut-short").header == HEADER
+    assert store.create("cut-short", header("cut-short")) == 1
+    assert store.claim("cut-short").header == header("cut-short")
     store.close()
 
 
@@ -238,7 +245,7 @@ def test_an_unreachable_redis_is_reported_as_worth_retrying_and_other_failures_a
 
     gone = RedisStore(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
     with pytest.raises(StoreUnavailable):
-        gone.create("t-gone", HEADER)
+        gone.create("t-gone", header("t-gone"))
     with pytest.raises(StoreUnavailable):
         gone.claim("t-gone")
     assert all(isinstance(e, StoreUnavailable) for e in gone.append({"t-gone": Appends(1, entries(1, 1))}).values())

@@ -13,10 +13,11 @@ import msgpack
 import pytest
 
 from tablehost.actors.outbound import DeltaOut, GameOverOut, RejectionOut, SnapshotOut
-from tablehost.actors.store import Appends
+from tablehost.actors.store import Appends, TableHeader
 from tablehost.actors.store.local import LocalStore
 from tablehost.actors import table_commands
 from tablehost.actors.table import Table, resume_table
+from tablehost.actors.versions import code_versions
 from tablehost.games.bigtwo.game import RULES as BIGTWO
 from tablehost.games.engine.errors import Reason
 from tablehost.games.engine.fairness import TableSeed
@@ -124,7 +125,7 @@ def test_a_table_resumed_after_a_checkpoint_keeps_every_command_and_ends_with_a_
 
     async def scenario():
         table = waiting_table("t-resume")
-        store.create("t-resume", {"match": table.match.header()})
+        store.create("t-resume", TableHeader("t-resume", "run", table.match.header(), {}, code_versions(BIGTWO)))
         table.commands.journal = StoreJournal(store, "t-resume")
         streams = {seat: table.subscribe(seat, 0, bytes([seat])) for seat in range(4)}
         while table.seq < 20:

@@ -12,8 +12,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from tablehost.actors.store import Appends, JournalEntry
+from tablehost.actors.store import Appends, JournalEntry, TableHeader
 from tablehost.actors.store.local import LocalStore
+from tablehost.games.engine.fairness import TableSeed
+from tablehost.games.engine.match import MatchHeader
 
 
 @dataclass(frozen=True)
@@ -27,12 +29,17 @@ def _entry(seq: int, table: int) -> JournalEntry:
                         False)
 
 
+def _header(table_id: str) -> TableHeader:
+    match = MatchHeader("bigtwo", TableSeed.numbered(1), ("a", "b", "c", "d"), ({},) * 4, {}, 0, None)
+    return TableHeader(table_id, "", match, {}, None)
+
+
 def _measure(tables: int, rounds: int, grouped: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="group-commit-") as folder:
         store = LocalStore(folder)
         ids = [f"table-{i}" for i in range(tables)]
         for table_id in ids:
-            store.create(table_id, {"table_id": table_id})
+            store.create(table_id, _header(table_id))
         store.syncs = store.entries = 0
         started = time.perf_counter()
         for seq in range(1, rounds + 1):
