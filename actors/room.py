@@ -158,15 +158,15 @@ class RoomActor:
             answers.append(self._open_one(request))
         if self.store is not None:
             opened = [index for index, answer in enumerate(answers) if answer.record is not None]
-            recorded = await asyncio.gather(
-                *(through_outage(self.store.create, answers[i].table_id, self._header(answers[i].table_id))
-                  for i in opened),
-                return_exceptions=True,
-            )
-            for index, outcome in zip(opened, recorded):
-                if not isinstance(outcome, BaseException):
-                    continue
+            try:
+                failed = await through_outage(self.store.create, [self._header(answers[i].table_id) for i in opened])
+            except Exception as error:  # the store is out for longer than an outage: every table fails
+                failed = {answers[index].table_id: error for index in opened}
+            for index in opened:
                 table_id = answers[index].table_id
+                outcome = failed.get(table_id)
+                if outcome is None:
+                    continue
                 table = self.tables[table_id]
                 table.close("the table could not be recorded")
                 self.room_tables.drop(table)

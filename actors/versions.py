@@ -7,6 +7,7 @@ keeps the rules moves tables between versions freely)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata
@@ -33,9 +34,17 @@ class CodeVersions:
         return cls(plain["tablehost"], int(plain["rules"]))
 
 
+@functools.cache
+def running_version() -> str:
+    """The tablehost version this process was started with: read once, as the
+    code it runs cannot change under it, and reading the package's metadata
+    parses files: not a cost for every table opened."""
+    return metadata.version("tablehost")
+
+
 def code_versions(rules: GameRules) -> CodeVersions:
     """The code this process runs `rules` under."""
-    return CodeVersions(metadata.version("tablehost"), rules.rules_version)
+    return CodeVersions(running_version(), rules.rules_version)
 
 
 def why_not_resumable(header: TableHeader, rules: GameRules) -> str | None:
@@ -45,5 +54,5 @@ def why_not_resumable(header: TableHeader, rules: GameRules) -> str | None:
     if started.rules != rules.rules_version:
         return (f"table started under {rules.name} rules version {started.rules} (tablehost "
                 f"{started.tablehost}); this room runs rules version {rules.rules_version} "
-                f"(tablehost {metadata.version('tablehost')}): its commands would replay to another state")
+                f"(tablehost {running_version()}): its commands would replay to another state")
     return None

@@ -144,8 +144,10 @@ class TableStore(Protocol):
     """What rooms and the lobby ask of a store. Every method may block on
     I/O: rooms call them off their event loop."""
 
-    def create(self, table_id: str, header: TableHeader) -> int:
-        """Record a new table; returns its first epoch."""
+    def create(self, headers: Sequence[TableHeader]) -> dict[str, Exception]:
+        """Record new tables, each at epoch 1; returns those it could not
+        create, by id (TableExists, StoreError). Raises StoreUnavailable when
+        the store cannot be reached: the whole batch may be tried again."""
         ...
 
     def append(self, batch: Mapping[str, Appends]) -> dict[str, Exception]:

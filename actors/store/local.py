@@ -29,7 +29,7 @@ import struct
 import threading
 import time
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -100,13 +100,33 @@ def sync_all(descriptors: list[int]) -> int:
     system they share at once, where an fsync each would cost a disk flush
     per move (docs/benchmarks.md, "Durability", has what each costs)."""
     if len(descriptors) > 1 and _syncfs is not None:
-        if _syncfs(descriptors[0]) != 0:
-            error = ctypes.get_errno()
-            raise OSError(error, f"syncfs: {os.strerror(error)}")
+        _sync_file_system(descriptors[0])
         return 1
     for descriptor in descriptors:
         os.fsync(descriptor)
     return len(descriptors)
+
+
+def sync_paths(paths: list[Path]) -> None:
+    """`sync_all` of files and folders by path: a file's data, a folder's
+    entries (the files created, renamed or deleted in it)."""
+    opened = paths[:1] if len(paths) > 1 and _syncfs is not None else paths
+    descriptors = [os.open(path, os.O_RDONLY) for path in opened]
+    try:
+        if len(paths) > 1 and _syncfs is not None:
+            _sync_file_system(descriptors[0])
+        else:
+            sync_all(descriptors)
+    finally:
+        for descriptor in descriptors:
+            os.close(descriptor)
+
+
+def _sync_file_system(descriptor: int) -> None:
+    assert _syncfs is not None
+    if _syncfs(descriptor) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"syncfs: {os.strerror(error)}")
 
 
 def frame(payload: bytes) -> bytes:
@@ -123,13 +143,15 @@ class _OpenTable:
         self.segment_first_seq = 0
         self.last_seq: int | None = None  # the last seq journaled; None until read or written
 
-    def open_segment(self, first_seq: int) -> None:
+    def open_segment(self, first_seq: int, sync_folder: bool = True) -> None:
+        """Open (creating it if need be) the segment from `first_seq`; a new
+        one's folder entry is made durable unless the caller syncs it."""
         self.close_segment()
         path = self.folder / f"{_SEGMENT}{first_seq:012d}"
         created = not path.exists()
         self.segment = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self.segment_first_seq = first_seq
-        if created:
+        if created and sync_folder:
             _fsync_folder(self.folder)
 
     def close_segment(self) -> None:
@@ -157,20 +179,41 @@ class LocalStore:
 
     # -- the table's life ---------------------------------------------------------
 
-    def create(self, table_id: str, header: TableHeader) -> int:
-        """The header is written last: a folder without one is a create a
-        crash cut short, and is finished here."""
-        folder = self._folder(table_id)
-        folder.mkdir(parents=True, exist_ok=True)
-        if (folder / "header").exists():
-            raise TableExists(f"table {table_id} exists already in {self.root}")
-        _fsync_folder(self.root)
-        write_atomically(folder / "epoch", b"1")
-        write_atomically(folder / "header", _pack(header.to_plain()))
-        table = self._table(table_id)
-        table.open_segment(1)
-        table.last_seq = 0
-        return 1
+    def create(self, headers: Sequence[TableHeader]) -> dict[str, Exception]:
+        """Record new tables, in three steps each made durable for all of
+        them at once (a room opens tables in batches): their epoch and header
+        written to temporary files, renamed into place (the header last: a
+        folder without one is a create a crash cut short, and is finished
+        here), then their first journal segments created."""
+        failed: dict[str, Exception] = {}
+        written: list[Path] = []
+        for header in headers:
+            try:
+                folder = self._folder(header.table_id)
+                folder.mkdir(parents=True, exist_ok=True)
+                if (folder / "header").exists():
+                    raise TableExists(f"table {header.table_id} exists already in {self.root}")
+                (folder / ".epoch.tmp").write_bytes(b"1")
+                (folder / ".header.tmp").write_bytes(_pack(header.to_plain()))
+                written.append(folder)
+            except StoreError as error:
+                failed[header.table_id] = error
+            except OSError as error:
+                failed[header.table_id] = StoreError(str(error))
+        try:
+            sync_paths([self.root, *(folder / name for folder in written for name in (".epoch.tmp", ".header.tmp"))])
+            for folder in written:
+                os.replace(folder / ".epoch.tmp", folder / "epoch")
+                os.replace(folder / ".header.tmp", folder / "header")
+                table = self._table(folder.name)
+                table.open_segment(1, sync_folder=False)
+                table.last_seq = 0
+            sync_paths(written)
+        except OSError as error:
+            for folder in written:
+                failed[folder.name] = StoreError(str(error))
+                self.forget(folder.name)
+        return failed
 
     def append(self, batch: Mapping[str, Appends]) -> dict[str, Exception]:
         """Group commit: every table's records are written under its lock,

@@ -28,7 +28,7 @@ unavailable, to be tried again."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgpack
@@ -145,18 +145,29 @@ class RedisStore:
         self._append = self._redis.register_script(_APPEND)
         self._finish = self._redis.register_script(_FINISH)
 
-    def create(self, table_id: str, header: TableHeader) -> int:
-        keys = [_key(table_id, "header"), _key(table_id, "epoch"), _key(table_id, "seq"), _TABLES]
+    def create(self, headers: Sequence[TableHeader]) -> dict[str, Exception]:
+        """Record new tables in one pipeline and one wait for the replicas."""
+        failed: dict[str, Exception] = {}
         try:
-            self._create(keys=keys, args=[_pack(header.to_plain()), table_id])
+            with self._redis.pipeline(transaction=False) as pipe:
+                for header in headers:
+                    keys = [_key(header.table_id, part) for part in ("header", "epoch", "seq")] + [_TABLES]
+                    self._create(keys=keys, args=[_pack(header.to_plain()), header.table_id], client=pipe)
+                results = pipe.execute(raise_on_error=False)
             self._wait_for_replicas()
-        except redis.ResponseError as error:
-            if str(error).startswith("EXISTS"):
-                raise TableExists(f"table {table_id} exists already in {self.url}") from None
-            raise _failure(error) from error
         except redis.RedisError as error:
             raise _failure(error) from error
-        return 1
+        for header, result in zip(headers, results):
+            if isinstance(result, redis.ResponseError) and str(result).startswith("EXISTS"):
+                failed[header.table_id] = TableExists(f"table {header.table_id} exists already in {self.url}")
+            elif isinstance(result, redis.RedisError):
+                failure = _failure(result)
+                if isinstance(failure, StoreUnavailable):
+                    raise failure  # tried again whole: the creates taken already are taken once
+                failed[header.table_id] = failure
+            elif isinstance(result, Exception):
+                failed[header.table_id] = StoreError(f"redis: {result}")
+        return failed
 
     def append(self, batch: Mapping[str, Appends]) -> dict[str, Exception]:
         failed: dict[str, Exception] = {}

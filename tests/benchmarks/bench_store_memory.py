@@ -110,7 +110,7 @@ def replay(store: RedisStore, games: list[RecordedGame], tables: int, finished: 
     for index in range(tables):
         game = games[index % len(games)]
         table_id = f"m{int(finished)}-{index}-{uuid.uuid4().hex[:8]}"
-        store.create(table_id, dataclasses.replace(game.header, table_id=table_id))
+        store.create([dataclasses.replace(game.header, table_id=table_id)])
         length = len(game.writes) if finished else chooser.randint(1, len(game.writes))
         plans.append((table_id, game.writes[:length]))
     for round_index in range(max(len(writes) for _table_id, writes in plans)):

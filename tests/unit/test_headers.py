@@ -97,7 +97,7 @@ def test_a_header_is_stored_as_the_same_plain_mapping_as_before(tmp_path: Path) 
     match = Match(BIGTWO, TableSeed.numbered(5), list(PLAYERS), {}, 0)
     header = TableHeader("t-new", "run-1", match.header(), {"table_id": "t-new"}, code_versions(BIGTWO))
     store = LocalStore(str(tmp_path))
-    store.create("t-new", header)
+    store.create([header])
     store.close()
     written_before = {"table_id": "t-new", "run_id": "run-1", "match": match.header().to_plain(),
                       "record": {"table_id": "t-new"},

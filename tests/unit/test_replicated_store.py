@@ -47,7 +47,7 @@ def journal_on(group: LoopbackGroup, port: int, table_id: str) -> list[bytes]:
 
 def test_an_acknowledged_append_is_on_the_replica_when_it_returns(group: LoopbackGroup) -> None:
     store = RedisStore(group.url)
-    store.create("t1", header("t1"))
+    store.create([header("t1")])
     assert store.append({"t1": Appends(1, [entry(1), entry(2)])}) == {}
     replica = next(port for port in group.servers if port != group.primary_port)
     # No waiting here: WAIT returned only once the replica had both entries.
@@ -56,7 +56,7 @@ def test_an_acknowledged_append_is_on_the_replica_when_it_returns(group: Loopbac
 
 
 def test_a_write_the_replica_cannot_confirm_is_not_acknowledged_and_its_retry_is_taken_once(group: LoopbackGroup) -> None:
-    RedisStore(group.url).create("t2", header("t2"))
+    RedisStore(group.url).create([header("t2")])
     store = RedisStore(group.url.replace("wait_ms=1000", "wait_ms=200"))
     replica = next(port for port in group.servers if port != group.primary_port)
     group.pause(replica)
@@ -75,7 +75,7 @@ def test_a_write_the_replica_cannot_confirm_is_not_acknowledged_and_its_retry_is
 def test_the_store_follows_the_promoted_replica_and_nothing_acknowledged_is_lost(group: LoopbackGroup) -> None:
     group.wait_until_sentinel_knows_replicas()
     store = RedisStore(group.url)
-    store.create("t3", header("t3"))
+    store.create([header("t3")])
     acknowledged = 0
     for seq in range(1, 21):
         assert store.append({"t3": Appends(1, [entry(seq)])}) == {}

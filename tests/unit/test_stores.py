@@ -52,7 +52,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TableStore
 
 def new_table(store: TableStore) -> str:
     table_id = f"table-{next(_ids)}"
-    assert store.create(table_id, header(table_id)) == 1
+    assert store.create([header(table_id)]) == {}
     return table_id
 
 
@@ -151,8 +151,7 @@ def test_a_table_id_cannot_be_created_twice_and_the_first_stays_fenced(store: Ta
     table_id = new_table(store)
     store.append({table_id: Appends(1, entries(1, 1))})
     assert store.claim(table_id).epoch == 2
-    with pytest.raises(TableExists):
-        store.create(table_id, header(table_id, run_id="another run"))
+    assert isinstance(store.create([header(table_id, run_id="another run")])[table_id], TableExists)
     assert isinstance(store.append({table_id: Appends(1, entries(2, 2))})[table_id], Fenced)
     assert store.header(table_id).table_id == table_id and store.claim(table_id).entries == entries(1, 1)
 
@@ -161,7 +160,7 @@ def test_a_local_create_a_crash_cut_short_is_finished_by_the_next(tmp_path: Path
     store = LocalStore(str(tmp_path))
     (tmp_path / "cut-short").mkdir()
     (tmp_path / "cut-short" / "epoch").write_bytes(b"1")
-    assert store.create("cut-short", header("cut-short")) == 1
+    assert store.create([header("cut-short")]) == {}
     assert store.claim("cut-short").header == header("cut-short")
     store.close()
 
@@ -245,7 +244,7 @@ def test_an_unreachable_redis_is_reported_as_worth_retrying_and_other_failures_a
 
     gone = RedisStore(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
     with pytest.raises(StoreUnavailable):
-        gone.create("t-gone", header("t-gone"))
+        gone.create([header("t-gone")])
     with pytest.raises(StoreUnavailable):
         gone.claim("t-gone")
     assert all(isinstance(e, StoreUnavailable) for e in gone.append({"t-gone": Appends(1, entries(1, 1))}).values())
@@ -275,3 +274,25 @@ def test_a_call_through_an_outage_is_tried_again_until_the_store_answers() -> No
     with pytest.raises(StoreError, match="no table"):
         asyncio.run(through_outage(missing, "u"))
     assert calls == ["u"]  # only an unreachable store is tried again
+
+
+def test_a_batch_creates_every_table_it_can_and_names_those_it_cannot(store: TableStore) -> None:
+    existing = new_table(store)
+    fresh = [f"table-{next(_ids)}" for _ in range(5)]
+    failed = store.create([header(fresh[0]), header(existing, run_id="another run"), *map(header, fresh[1:])])
+    assert list(failed) == [existing] and isinstance(failed[existing], TableExists)
+    for table_id in fresh:
+        assert store.header(table_id) == header(table_id)
+        assert store.append({table_id: Appends(1, entries(1, 2))}) == {}
+        assert store.claim(table_id).entries == entries(1, 2)
+    assert set(fresh) <= set(store.unfinished())
+
+
+def test_a_local_batch_leaves_no_temporary_files_and_a_bad_id_fails_alone(tmp_path: Path) -> None:
+    store = LocalStore(str(tmp_path))
+    failed = store.create([header("a"), header("../escape"), header("b")])
+    assert list(failed) == ["../escape"] and "not a table id" in str(failed["../escape"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b"]
+    assert not [p for p in tmp_path.rglob(".*.tmp")]
+    assert store.unfinished() == ["a", "b"]
+    store.close()

@@ -39,7 +39,7 @@ def _measure(tables: int, rounds: int, grouped: bool) -> dict[str, Any]:
         store = LocalStore(folder)
         ids = [f"table-{i}" for i in range(tables)]
         for table_id in ids:
-            store.create(table_id, _header(table_id))
+            store.create([_header(table_id)])
         store.syncs = store.entries = 0
         started = time.perf_counter()
         for seq in range(1, rounds + 1):
