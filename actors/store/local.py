@@ -180,11 +180,11 @@ class LocalStore:
     # -- the table's life ---------------------------------------------------------
 
     def create(self, headers: Sequence[TableHeader]) -> dict[str, Exception]:
-        """Record new tables, in three steps each made durable for all of
-        them at once (a room opens tables in batches): their epoch and header
-        written to temporary files, renamed into place (the header last: a
-        folder without one is a create a crash cut short, and is finished
-        here), then their first journal segments created."""
+        """Record new tables, with two syncs for the whole batch (a room
+        opens tables in batches): their epoch and header written to
+        temporary files and synced; then renamed into place (the header
+        last: a folder without one is a create a crash cut short, and is
+        finished here) with their first journal segments created, and synced."""
         failed: dict[str, Exception] = {}
         written: list[Path] = []
         for header in headers:
