@@ -5,8 +5,9 @@ a log written before a field existed still reads.
 
 The plain forms:
     {"kind": "created", "spec", "name", "options", "max_players", "no_show_after_s",
-     "organiser": {"id", "name"}, "start_by_ms"}  (tournaments created before
-     organisers proved themselves lack the last two)
+     "organiser": {"id", "name"}, "start_by_ms", "round_limit_s"}  (tournaments
+     created before organisers proved themselves lack "organiser" and
+     "start_by_ms"; "round_limit_s" only where one was set)
     {"kind": "core", "event": a Tournament event, "join": the player's join data (a registration)}
     {"kind": "start"}, {"kind": "paused"}, {"kind": "resumed"}"""
 
