@@ -31,6 +31,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 import ray
+from ray.actor import ActorHandle
 
 from tablehost.actors.config import LobbyConfig
 from tablehost.actors.door_exchange import DoorExchange, DoorJoin, DoorMail, DoorReply, PrivateTable
@@ -40,6 +41,7 @@ from tablehost.actors.log_format import configure_logging
 from tablehost.actors.matchmaking import LobbyRefused, Refusal
 from tablehost.actors.placement import Placement
 from tablehost.actors.process_tuning import tune_garbage_collection
+from tablehost.actors.room import RoomActor
 from tablehost.actors.room_calls import TableClosed, TableOver
 from tablehost.actors.room_supervisor import LOBBY_NAME, NAMESPACE, RoomSupervisor, was_restarted
 from tablehost.actors.round_watch import RoundStatus, RoundWatch
@@ -245,7 +247,7 @@ class LobbyActor:
         """Stop every room, as a host with an embedded Ray does when it stops."""
         return await self.rooms.stop_all()
 
-    async def room_handles(self) -> dict[str, Any]:
+    async def room_handles(self) -> dict[str, ActorHandle[RoomActor]]:
         """Each room's actor handle by room id."""
         return self.rooms.handles()
 

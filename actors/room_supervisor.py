@@ -18,6 +18,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 import ray
+from ray.actor import ActorHandle
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from tablehost.actors.config import LobbyConfig
@@ -258,7 +259,7 @@ class RoomSupervisor:
         await asyncio.gather(*(self._release(room, "stopping") for room in started))
         return len(started)
 
-    def handles(self) -> dict[str, Any]:
+    def handles(self) -> dict[str, ActorHandle[RoomActor]]:
         return {room_id: room.handle for room_id, room in self.placement.rooms.items() if room.handle is not None}
 
     def refresh_nodes(self, force: bool = False) -> None:

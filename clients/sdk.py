@@ -28,20 +28,17 @@ client and the table sessions it hands out connect over TLS.
 
 This module is the SDK's entry point; the parts live beside it: errors.py,
 lobby_client.py, table_replica.py (the view), table_connection.py and
-table_stream.py (the stream). Only the stdlib, grpcio, the generated
-tablehost.v1 modules and clients.codec are used: a client learns everything
-it needs from the host's messages.
+table_stream.py (the stream), table_waits.py (what callers await). Only the
+stdlib, grpcio, the generated tablehost.v1 modules and clients.codec are
+used: a client learns everything it needs from the host's messages.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
-import time
 import uuid
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from tablehost.clients.codec import View
 from tablehost.clients.errors import (
@@ -63,7 +60,6 @@ from tablehost.clients.table_replica import (
     ACK_EVERY,
     DEALING_STAGE,
     MAX_ACT_ID_LENGTH,
-    NOT_YET,
     CommitOutcome,
     GameResult,
     SessionCounts,
@@ -72,7 +68,7 @@ from tablehost.clients.table_replica import (
     reject_reason_name,
 )
 from tablehost.clients.table_stream import ADMINISTRATORS_ENDINGS, TableStream
-from tablehost.v1 import table_pb2
+from tablehost.clients.table_waits import TableWaits
 
 __all__ = [
     "ACK_EVERY",
@@ -100,8 +96,6 @@ __all__ = [
     "open_channel",
     "reject_reason_name",
 ]
-
-T = TypeVar("T")
 
 
 class TableSession(SessionCounts):
@@ -134,7 +128,8 @@ class TableSession(SessionCounts):
     `ack_every` (default ACK_EVERY): a view in step is acked every this many
     changes; a mismatch is acked at once, whatever it is.
 
-    Its parts: a TableReplica (the view) and a TableStream (keeping the stream going)."""
+    Its parts: a TableReplica (the view), a TableStream (keeping the stream
+    going) and TableWaits (what its callers await)."""
 
     def __init__(
         self,
@@ -164,6 +159,7 @@ class TableSession(SessionCounts):
             max_connect_attempts=max_connect_attempts, read_delay_s=read_delay_s,
             tls_root_cert=tls_root_cert if tls_root_cert is not None or lobby is None else lobby.tls_root_cert,
         )
+        self._waits = TableWaits(self._replica, self._stream)
 
     @classmethod
     async def connect(
@@ -194,11 +190,7 @@ class TableSession(SessionCounts):
                       read_delay_s=read_delay_s, entropy=entropy, ack_every=ack_every)
         try:
             await session._stream.connection.open_with_retry(lookup_first=False)
-            await session._wait_until(
-                lambda: True if session._replica.have_view or session.result is not None else NOT_YET,
-                snapshot_timeout,
-                what=f"the first snapshot of table {assignment.table_id}",
-            )
+            await session._waits.first_message(snapshot_timeout)
         except BaseException:
             await session.close()
             raise
@@ -293,8 +285,7 @@ class TableSession(SessionCounts):
         """The first view of the dealt game (at once if it is dealt already):
         what to read a hand or a first player from after `connect`, which
         may return with the table still waiting for the other seats."""
-        return await self._wait_until(lambda: self.view if self.dealt or self.result is not None else NOT_YET,
-                                      timeout, what=f"the deal of table {self.table_id}")
+        return await self._waits.dealt(timeout)
 
     async def wait_for_request(self, after_seq: int = -1, timeout: float | None = None) -> View | None:
         """The view once the game asks this seat to act (it carries a
@@ -304,15 +295,7 @@ class TableSession(SessionCounts):
         to move on instead of retrying against the same view. After a desync
         it waits for the host's snapshot: a view the host disagrees with is
         never handed out to act on."""
-
-        def ready() -> View | None:
-            if self.result is not None:
-                return None
-            if self.seq > after_seq and self.request is not None:
-                return self.view
-            return NOT_YET
-
-        return await self._wait_until(ready, timeout, what=f"a request for seat {self.seat}")
+        return await self._waits.request(after_seq, timeout)
 
     async def commit(self, action: dict[str, Any], act_id: str | None = None, timeout: float = 10.0) -> CommitOutcome:
         """Send one action and return its outcome; a rejection is an outcome,
@@ -321,27 +304,11 @@ class TableSession(SessionCounts):
         when no outcome arrives in time, SessionDisconnected when the stream
         is lost for good, ValueError for an act_id that is already in flight
         or of the wrong length (1 to 64 bytes of UTF-8)."""
-        act_id = uuid.uuid4().hex if act_id is None else act_id
-        pending = self._replica.expect(act_id, action)
-        started = time.perf_counter()
-        try:
-            # A failed write is not an error here: a reconnect sends every
-            # pending commit again, and otherwise the wait below reports why.
-            await self._stream.connection.send(
-                table_pb2.ClientMessage(commit=table_pb2.Commit(act_id=act_id, action=pending.action)))
-            outcome = await self._wait_until(lambda: pending.future.result() if pending.future.done() else NOT_YET,
-                                             timeout, what=f"the outcome of commit {act_id}")
-        finally:
-            self._replica.forget(act_id)
-        return dataclasses.replace(outcome, round_trip_s=time.perf_counter() - started)
+        return await self._waits.commit(action, uuid.uuid4().hex if act_id is None else act_id, timeout)
 
     async def wait_game_over(self, timeout: float | None = None) -> GameResult:
         """The game's result once GameOver arrived."""
-        return await self._wait_until(lambda: self.result if self.result is not None else NOT_YET, timeout,
-                                      what=f"the end of the game at table {self.table_id}")
-
-    async def _wait_until(self, ready: Callable[[], T], timeout: float | None, *, what: str) -> T:
-        return await self._replica.wait_until(ready, timeout, what=what, check_usable=self._stream.raise_if_unusable)
+        return await self._waits.game_over(timeout)
 
     # -- connection control --------------------------------------------------
 

@@ -118,7 +118,7 @@ class TournamentService:
         except ServiceRefused as refused:
             await context.abort(refused.code, str(refused))
         assert self._places is not None  # a host with a store, or _organiser refused
-        tournament_id = created["spec"]["tournament_id"]
+        tournament_id = created.spec.tournament_id
         try:
             places = await self._places.take(organiser.organiser_id, organiser.name, tournament_id,
                                              self._clock_ms())
@@ -138,10 +138,10 @@ class TournamentService:
             raise
         log.info("tournament %s created for organiser %r (id %s, %d of %d places): %s", tournament_id,
                  organiser.name, organiser.organiser_id, places, self.settings.max_tournaments_per_organiser,
-                 {key: value for key, value in created["spec"].items() if key != "deal_key"})
+                 {key: value for key, value in created.spec.to_dict().items() if key != "deal_key"})
         return pb.TournamentCreated(tournament_id=tournament_id,
                                     organiser_key=tournament_key(self.settings.token_secret, tournament_id, ORGANISER),
-                                    organiser=organiser.name, start_by_ms=created["start_by_ms"])
+                                    organiser=organiser.name, start_by_ms=created.start_by_ms or 0)
 
     async def Register(self, request: pb.RegisterRequest, context: aio.ServicerContext) -> pb.Registration:
         target = await self.calls.find(request.tournament_id, context)

@@ -11,6 +11,7 @@ from typing import Any
 import grpc
 
 from tablehost.actors.tournament.answers import ResultsPage, TournamentStatus
+from tablehost.actors.tournament.log_events import CreatedEvent, TournamentOrganiser
 from tablehost.actors.tournament.kept import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from tablehost.actors.tournament.records import TWO_SEAT_FORMATS, GameRecord, Standing, TournamentSpec
 from tablehost.games.registry import GameCatalog, UnknownGame
@@ -36,8 +37,8 @@ class ServiceRefused(Exception):
 
 
 def created_event(request: pb.CreateTournamentRequest, organiser: Organiser, catalog: GameCatalog,
-                  max_players: int, start_within_s: float, now_ms: int) -> dict[str, Any]:
-    """The tournament's first event (actors/tournament/kept.py), from the
+                  max_players: int, start_within_s: float, now_ms: int) -> CreatedEvent:
+    """The tournament's first event (actors/tournament/log_events.py), from the
     request within the host's limits (`max_players`, `start_within_s`);
     ServiceRefused says what in the request is wrong."""
     invalid = grpc.StatusCode.INVALID_ARGUMENT
@@ -70,11 +71,10 @@ def created_event(request: pb.CreateTournamentRequest, organiser: Organiser, cat
                           rounds=request.rounds, seed=secrets.randbits(63),
                           min_seats=_smallest_table(rules, seats) if form == "table_rounds" else 0)
     options = {"turn_timeout_ms": request.turn_timeout_ms} if request.turn_timeout_ms else {}
-    return {"kind": "created", "spec": spec.to_dict(), "name": name, "options": options,
-            "max_players": min(request.max_players or max_players, max_players),
-            "no_show_after_s": request.no_show_after_s or DEFAULT_NO_SHOW_AFTER_S,
-            "organiser": {"id": organiser.organiser_id, "name": organiser.name},
-            "start_by_ms": now_ms + int((request.start_within_s or start_within_s) * 1000)}
+    return CreatedEvent(spec, name, max_players=min(request.max_players or max_players, max_players),
+                        no_show_after_s=request.no_show_after_s or DEFAULT_NO_SHOW_AFTER_S, options=options,
+                        organiser=TournamentOrganiser(organiser.organiser_id, organiser.name),
+                        start_by_ms=now_ms + int((request.start_within_s or start_within_s) * 1000))
 
 
 def checked_player(player: str) -> str:

@@ -33,11 +33,12 @@ import ray
 from tablehost.actors.log_format import configure_logging
 from tablehost.actors.store.event_log import open_event_log
 from tablehost.actors.tournament.answers import Registered, ResultsPage, TournamentStatus, Update
+from tablehost.actors.tournament.log_events import CoreEvent, CreatedEvent, PausedEvent, ResumedEvent, StartEvent
 from tablehost.actors.tournament.kept import DEFAULT_PAGE_SIZE
 from tablehost.actors.tournament.lobby_link import LobbyLink
 from tablehost.actors.tournament.rounds import RoundRunner
 from tablehost.actors.tournament.running import RunningTournament
-from tablehost.actors.tournament.tournament import Tournament, TournamentError, TournamentSpec
+from tablehost.actors.tournament.tournament import Tournament, TournamentError
 from tablehost.games.registry import GameCatalog
 
 log = logging.getLogger("tablehost.tournament")
@@ -56,12 +57,12 @@ def tournament_actor_name(tournament_id: str) -> str:
 
 @ray.remote(num_cpus=0, max_restarts=-1)
 class TournamentActor:
-    def __init__(self, created: dict[str, Any], store_url: str, game_modules: tuple[str, ...] = (),
+    def __init__(self, created: CreatedEvent, store_url: str, game_modules: tuple[str, ...] = (),
                  game_path: tuple[str, ...] = (), log_format: str = "text") -> None:
-        """`created` is the tournament's first event (kept.py says what it
-        holds; made by the front door with its defaults)."""
+        """`created` is the tournament's first event (log_events.py; made by the
+        front door with its defaults)."""
         configure_logging(log_format)
-        spec = TournamentSpec.from_dict(created["spec"])
+        spec = created.spec
         self.tournament_id = spec.tournament_id
         self.catalog = GameCatalog.load(game_modules, game_path)
         self.rules = self.catalog.rules(spec.game)
@@ -96,12 +97,12 @@ class TournamentActor:
         checked = self.rules.accepted_join(join)
         event = self.core.register(player)
         self.kept.joins[player] = checked
-        await self.running.persist({"kind": "core", "event": event, "join": checked})
+        await self.running.persist(CoreEvent(event, checked))
         self.running.announce()
         return Registered(player)
 
     async def withdraw(self, player: str) -> None:
-        await self.running.persist({"kind": "core", "event": self.core.withdraw(player)})
+        await self.running.persist(CoreEvent(self.core.withdraw(player)))
         self.running.announce()
 
     async def start(self) -> TournamentStatus:
@@ -113,7 +114,7 @@ class TournamentActor:
             raise TournamentError("a tournament needs at least 2 registered players to start")
         # Marked before the append is awaited, so the expiry cannot overtake it.
         self.kept.started = True
-        await self.running.persist({"kind": "start"})
+        await self.running.persist(StartEvent())
         if self._timer is not None:
             self._timer.cancel()
         self._runner = asyncio.get_running_loop().create_task(self._run())
@@ -155,7 +156,7 @@ class TournamentActor:
         if self.kept.paused:
             raise TournamentError("the tournament is paused already")
         self.kept.paused = True
-        await self.running.persist({"kind": "paused"})
+        await self.running.persist(PausedEvent())
         self.running.announce()
         current = self.core.current_round
         return f"tournament {self.tournament_id} paused in round {current.number if current is not None else 0}"
@@ -165,7 +166,7 @@ class TournamentActor:
         if not self.kept.paused:
             raise TournamentError("the tournament is not paused")
         self.kept.paused = False
-        await self.running.persist({"kind": "resumed"})
+        await self.running.persist(ResumedEvent())
         self.running.announce()
         return f"tournament {self.tournament_id} resumed"
 
@@ -175,7 +176,7 @@ class TournamentActor:
         self._refuse_if_finished()
         event = self.core.cancel(f"cancelled by an administrator: {reason}")
         self.running.standings_settled()
-        await self.running.persist({"kind": "core", "event": event})
+        await self.running.persist(CoreEvent(event))
         for task in (self._runner, self._timer):
             if task is not None:
                 task.cancel()
@@ -192,7 +193,7 @@ class TournamentActor:
     async def remove_player(self, player: str, reason: str) -> str:
         """Withdraw the player (not paired again; results so far stand) and
         take their seat at their table of the round being played, if any."""
-        await self.running.persist({"kind": "core", "event": self.core.withdraw(player)})
+        await self.running.persist(CoreEvent(self.core.withdraw(player)))
         self.running.announce()
         seats = [(table.table_id, table.players.index(player)) for table in self.running.open_tables()
                  if player in table.players]
@@ -220,7 +221,7 @@ class TournamentActor:
             return
         event = self.core.end(EXPIRED)
         self.running.standings_settled()
-        await self.running.persist({"kind": "core", "event": event})
+        await self.running.persist(CoreEvent(event))
         self.running.announce()
         log.info("tournament %s of organiser %r expired: not started by %d ms, with %d players registered",
                  self.tournament_id, self.kept.organiser, self.kept.start_by_ms, len(self.core.players()))

@@ -5,12 +5,9 @@ The actor runs a tournament from this fold (actor.py); a front door answers
 for a tournament whose actor has gone (finished, expired) from the same fold
 of the same log, so a caller gets the same answers either way.
 
-The log's events (the actor appends them, actors/store/event_log.py keeps them):
-    {"kind": "created", "spec", "name", "options", "max_players", "no_show_after_s",
-     "organiser": {"id", "name"}, "start_by_ms"}  (made by the front door;
-     tournaments created before organisers proved themselves lack the last two)
-    {"kind": "core", "event": a Tournament event, "join": the player's join data (a registration)}
-    {"kind": "start"}
+The log's events are typed records (log_events.py): the created event
+(made by the front door), the core's events with each registration's join
+data, the start, and an administrator's pause and resume.
 
 Standings are paged. A page token names the standings it was cut from (the
 core's version) and where the next page begins; the standings a token names
@@ -29,12 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablehost.actors.tournament.answers import ResultsPage, StandingsPage, TournamentStatus
-from tablehost.actors.tournament.records import Standing, TournamentSpec
+from tablehost.actors.tournament.log_events import (CoreEvent, CreatedEvent, LogEvent, PausedEvent, ResumedEvent,
+                                                    StartEvent, event_from_plain)
+from tablehost.actors.tournament.records import Standing
 from tablehost.actors.tournament.tournament import Tournament
 
 # A round whose tables do not all finish within this long is not waited
 # for forever: its unfinished tables are settled as forfeits by every seat
-# (the created event may say otherwise; tests do).
+# (unless the created event says otherwise).
 DEFAULT_ROUND_LIMIT_S = 3600.0
 # Standings or results a page holds unless the reader asks for another size,
 # and at most (the first page of the standings is what watchers are sent).
@@ -133,7 +132,7 @@ class KeptTournament:
     core (tournament.py), each player's join data, whether it was started,
     and every round's byes."""
 
-    created: dict[str, Any]
+    created: CreatedEvent
     core: Tournament
     joins: dict[str, dict[str, Any]] = field(default_factory=dict)
     started: bool = False
@@ -144,26 +143,34 @@ class KeptTournament:
 
     @classmethod
     def replay(cls, events: Sequence[dict[str, Any]]) -> KeptTournament:
-        created = events[0]
-        if created.get("kind") != "created":
-            raise ValueError(f"a tournament's log begins with its created event, not {created.get('kind')!r}")
-        kept = cls(created, Tournament(TournamentSpec.from_dict(created["spec"])))
+        """The fold of the log's events as it keeps them; ValueError for a
+        log that does not begin with its created event or holds an event of
+        a kind no tournament writes."""
+        created = event_from_plain(events[0])
+        if not isinstance(created, CreatedEvent):
+            raise ValueError(f"a tournament's log begins with its created event, not {created.KIND!r}")
+        kept = cls(created, Tournament(created.spec))
         for event in events[1:]:
-            kept.apply(event)
+            kept.apply(event_from_plain(event))
         return kept
 
-    def apply(self, event: dict[str, Any]) -> None:
+    def apply(self, event: LogEvent) -> None:
         """One event of the log after the created one (what a replay does;
         the actor applies its changes as it makes them, then appends them)."""
-        if event["kind"] == "core":
-            self.core.apply(event["event"])
-            if "join" in event:
-                self.joins[event["event"]["player"]] = event["join"]
-            self.note_round()
-        elif event["kind"] == "start":
-            self.started = True
-        elif event["kind"] in ("paused", "resumed"):
-            self.paused = event["kind"] == "paused"
+        match event:
+            case CoreEvent():
+                self.core.apply(event.event)
+                if event.join is not None:
+                    self.joins[event.event["player"]] = event.join
+                self.note_round()
+            case StartEvent():
+                self.started = True
+            case PausedEvent():
+                self.paused = True
+            case ResumedEvent():
+                self.paused = False
+            case CreatedEvent():
+                raise ValueError("a tournament's log holds one created event, its first")
         self.events += 1
 
     def note_round(self) -> None:
@@ -181,32 +188,33 @@ class KeptTournament:
 
     @property
     def name(self) -> str:
-        return str(self.created["name"])
+        return self.created.name
 
     @property
     def options(self) -> dict[str, Any]:
-        return dict(self.created.get("options", {}))
+        return dict(self.created.options)
 
     @property
     def max_players(self) -> int:
-        return int(self.created["max_players"])
+        return self.created.max_players
 
     @property
     def no_show_after_s(self) -> float:
-        return float(self.created["no_show_after_s"])
+        return float(self.created.no_show_after_s)
 
     @property
     def round_limit_s(self) -> float:
-        return float(self.created.get("round_limit_s", DEFAULT_ROUND_LIMIT_S))
+        limit_s = self.created.round_limit_s
+        return DEFAULT_ROUND_LIMIT_S if limit_s is None else float(limit_s)
 
     @property
     def start_by_ms(self) -> int:
         """When it expires unless started (epoch ms); 0: never."""
-        return int(self.created.get("start_by_ms") or 0)
+        return self.created.start_by_ms or 0
 
     @property
     def organiser(self) -> str:
-        return str(self.created.get("organiser", {}).get("name", ""))
+        return self.created.organiser.name if self.created.organiser is not None else ""
 
     # -- answers --------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from tablehost.actors.table_results import TableState
 from tablehost.actors.tournament import table_outcomes
+from tablehost.actors.tournament.log_events import CoreEvent
 from tablehost.actors.tournament.lobby_link import LobbyLink
 from tablehost.actors.tournament.running import RunningTournament
 from tablehost.actors.tournament.tournament import GameRecord, Table
@@ -60,7 +61,7 @@ class RoundRunner:
                     self._log_pairing(event, time.perf_counter() - began)
                     running.kept.note_round()
                     running.standings_settled()
-                    await running.persist({"kind": "core", "event": event})
+                    await running.persist(CoreEvent(event))
                     running.placed = {}
                     running.announce()
                     continue
@@ -168,5 +169,5 @@ class RoundRunner:
         event = core.record(record)
         if event is None:
             return  # this table's result is in already
-        await self.running.persist({"kind": "core", "event": event})
+        await self.running.persist(CoreEvent(event))
         self.running.announce()

@@ -12,30 +12,30 @@ import asyncio
 import logging
 import os
 import time
-from typing import Any
 
 from tablehost.actors.journal import through_outage
 from tablehost.actors.store import StoreError
 from tablehost.actors.store.event_log import EventLog
 from tablehost.actors.tournament.answers import CurrentRound, TournamentStatus, Update
+from tablehost.actors.tournament.log_events import CreatedEvent, LogEvent
 from tablehost.actors.tournament.kept import DEFAULT_PAGE_SIZE, KeptTournament, StandingsPages
-from tablehost.actors.tournament.tournament import Table, Tournament, TournamentSpec
+from tablehost.actors.tournament.tournament import Table, Tournament
 from tablehost.actors.tournament_tables import PlacedTable
 
 log = logging.getLogger("tablehost.tournament")
 
 
 class RunningTournament:
-    def __init__(self, created: dict[str, Any], event_log: EventLog) -> None:
+    def __init__(self, created: CreatedEvent, event_log: EventLog) -> None:
         """`created` is the tournament's first event, written only if the
         log is empty (a restarted actor is given the same one and finds its
         own log)."""
-        self.tournament_id = TournamentSpec.from_dict(created["spec"]).tournament_id
+        self.tournament_id = created.spec.tournament_id
         self.log = event_log
         events = event_log.read(self.tournament_id)
         if not events:
-            event_log.append(self.tournament_id, 0, created)
-            events = [created]
+            events = [created.to_plain()]
+            event_log.append(self.tournament_id, 0, events[0])
         self.kept = KeptTournament.replay(events)
         self.pages = StandingsPages()
         # The standings watchers are sent (RoundEnded, the final status): the
@@ -53,12 +53,12 @@ class RunningTournament:
 
     # -- changes -----------------------------------------------------------------------
 
-    async def persist(self, event: dict[str, Any]) -> None:
+    async def persist(self, event: LogEvent) -> None:
         """Append before anyone hears of the change (one append at a time, in
         the order the changes were made)."""
         async with self._appending:
             try:
-                await through_outage(self.log.append, self.tournament_id, self.kept.events, event)
+                await through_outage(self.log.append, self.tournament_id, self.kept.events, event.to_plain())
             except StoreError:
                 log.exception("tournament %s: event %d not kept; restarting from the log", self.tournament_id,
                               self.kept.events)

@@ -9,6 +9,7 @@ import asyncio
 
 import pytest
 
+from tablehost.actors.tournament.log_events import CoreEvent, LogEvent, PausedEvent, ResumedEvent, StartEvent
 from tablehost.actors.tournament.kept import KeptTournament
 from tablehost.actors.tournament.tournament import TournamentError
 from tablehost.host.admin_auth import BadAdminToken, admin_token, verify_admin_token
@@ -109,19 +110,19 @@ def test_a_pause_and_a_cancellation_are_replayed_from_the_log() -> None:
     kept = KeptTournament.replay([_created()])
     log = [_created()]
 
-    def apply(event: dict) -> None:
+    def apply(event: LogEvent) -> None:
         kept.apply(event)
-        log.append(event)
+        log.append(event.to_plain())
 
     for player in ("a", "b", "c"):
-        apply({"kind": "core", "event": kept.core.register(player)})
-    apply({"kind": "start"})
-    apply({"kind": "core", "event": kept.core.start_round()})
-    apply({"kind": "paused"})
+        apply(CoreEvent(kept.core.register(player)))
+    apply(StartEvent())
+    apply(CoreEvent(kept.core.start_round()))
+    apply(PausedEvent())
     assert kept.state == "paused" and KeptTournament.replay(log).state == "paused"
-    apply({"kind": "resumed"})
+    apply(ResumedEvent())
     assert kept.state == "running" and KeptTournament.replay(log).state == "running"
-    apply({"kind": "core", "event": kept.core.cancel("cancelled by an administrator: rain")})
+    apply(CoreEvent(kept.core.cancel("cancelled by an administrator: rain")))
     replayed = KeptTournament.replay(log)
     assert kept.state == replayed.state == "finished"
     assert replayed.core.finish_reason == "cancelled by an administrator: rain"

@@ -12,8 +12,9 @@ from typing import Any
 from tablehost.actors.store.event_log import LocalEventLog
 from tablehost.actors.table_results import TableState
 from tablehost.actors.tournament import table_outcomes
+from tablehost.actors.tournament.log_events import CoreEvent, CreatedEvent, StartEvent
 from tablehost.actors.tournament.kept import KeptTournament
-from tablehost.actors.tournament.records import Table
+from tablehost.actors.tournament.records import Table, TournamentSpec
 from tablehost.actors.tournament.rounds import RoundRunner
 from tablehost.actors.tournament.running import RunningTournament
 from tablehost.actors.tournament_tables import PlacedTable, PlacingRefused, TournamentTable
@@ -21,10 +22,9 @@ from tablehost.actors.tournament_tables import PlacedTable, PlacingRefused, Tour
 TABLE = Table("t-0123456789abcdef.r1.t0", 1, ("ann", "bob", "cat"))
 
 
-def _created(rounds: int = 2) -> dict[str, Any]:
-    return {"kind": "created", "name": "t", "max_players": 8, "no_show_after_s": 60, "spec": {
-        "tournament_id": "t-0123456789abcdef", "game": "duel", "format": "swiss", "rounds": rounds, "seats": 2,
-        "seed": 1, "deal_key": "00" * 32}}
+def _created(rounds: int = 2) -> CreatedEvent:
+    spec = TournamentSpec("t-0123456789abcdef", "duel", "swiss", seats=2, rounds=rounds, seed=1, deal_key="00" * 32)
+    return CreatedEvent(spec, "t", max_players=8, no_show_after_s=60)
 
 
 class FakeLobby:
@@ -63,9 +63,9 @@ def test_a_tournament_is_played_to_its_end_and_its_log_replays_it(tmp_path: Path
     async def play() -> RunningTournament:
         running = RunningTournament(_created(), event_log)
         for player in ("ann", "bob", "cat", "dan"):
-            await running.persist({"kind": "core", "event": running.core.register(player)})
+            await running.persist(CoreEvent(running.core.register(player)))
         running.kept.started = True
-        await running.persist({"kind": "start"})
+        await running.persist(StartEvent())
         await RoundRunner(running, rules=None, lobby=lobby).run()  # type: ignore[arg-type]
         return running
 
@@ -83,7 +83,7 @@ def test_a_restarted_actor_finds_its_log_and_writes_no_second_created_event(tmp_
 
     async def register() -> None:
         running = RunningTournament(_created(), event_log)
-        await running.persist({"kind": "core", "event": running.core.register("ann")})
+        await running.persist(CoreEvent(running.core.register("ann")))
 
     asyncio.run(register())
     again = RunningTournament(_created(rounds=5), event_log)
