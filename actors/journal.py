@@ -25,7 +25,7 @@ from typing import Protocol, TypeVar
 
 from tablehost.actors import crash_points
 from tablehost.actors.metrics import CHECKPOINTS, STORE_WRITE_LATENCY, STORE_WRITES
-from tablehost.actors.store import Appends, Checkpoint, Fenced, Finished, JournalEntry, StoreUnavailable, TableStore
+from tablehost.actors.store import Appends, Checkpoint, Fenced, JournalEntry, StoreUnavailable, TableStore
 
 log = logging.getLogger("tablehost.journal")
 
@@ -97,7 +97,6 @@ class Journal:
         self._lock = threading.Lock()
         self._submitted = threading.Condition(self._lock)
         self._pending: dict[str, _Pending] = {}
-        self._finishing: list[Finished] = []
         self._closed = False
         self._writer: threading.Thread | None = None
 
@@ -112,18 +111,6 @@ class Journal:
             if checkpoint is not None:
                 pending.checkpoint = checkpoint
             self._submitted.notify()
-        self._start_writer()
-
-    def finish(self, finished: Finished) -> None:
-        """Queue a table's end (it will not be resumed): written after the
-        batch holding the entries submitted before it, with the other tables
-        that ended meanwhile."""
-        with self._lock:
-            self._finishing.append(finished)
-            self._submitted.notify()
-        self._start_writer()
-
-    def _start_writer(self) -> None:
         if self._writer is None:
             self._writer = threading.Thread(target=self._write_until_closed, args=(asyncio.get_running_loop(),),
                                             name="journal", daemon=True)
@@ -132,40 +119,29 @@ class Journal:
     def close(self, timeout_s: float = 5.0) -> None:
         """Stop the writer after the batch it is writing. What is still
         queued was never published, so no player has heard of it: as after a
-        crash, its clients resend it by act_id to wherever the table resumes.
-        Tables ended meanwhile are written finished (a room closes its tables
-        before its journal)."""
+        crash, its clients resend it by act_id to wherever the table resumes."""
         with self._lock:
             self._closed = True
             self._submitted.notify()
         if self._writer is not None:
             self._writer.join(timeout_s)
-        with self._lock:
-            finishing, self._finishing = self._finishing, []
-        self._write_finishes(finishing)
 
-    def _next_batch(self, retrying: dict[str, _Pending]) -> tuple[dict[str, _Pending], list[Finished]] | None:
-        """What to write next (retried entries first) and the tables ended
-        since the last batch; None once closed."""
+    def _next_batch(self, retrying: dict[str, _Pending]) -> dict[str, _Pending] | None:
+        """What to write next, retried entries first; None once closed."""
         with self._lock:
-            while not (self._pending or retrying or self._finishing or self._closed):
+            while not (self._pending or retrying or self._closed):
                 self._submitted.wait()
             if self._closed:
                 return None
             batch, self._pending = self._pending, {}
-            finishing, self._finishing = self._finishing, []
         for table_id, failed_before in retrying.items():
             batch[table_id] = failed_before.then(batch.get(table_id))
-        return batch, finishing
+        return batch
 
     def _write_until_closed(self, loop: asyncio.AbstractEventLoop) -> None:
         retrying: dict[str, _Pending] = {}
         backoff = _FIRST_RETRY_S
-        while (work := self._next_batch(retrying)) is not None:
-            batch, finishing = work
-            if not batch:
-                self._write_finishes(finishing)
-                continue
+        while (batch := self._next_batch(retrying)) is not None:
             appends = {table_id: Appends(p.table.epoch, p.entries, p.checkpoint) for table_id, p in batch.items()}
             started = time.perf_counter()
             try:
@@ -182,23 +158,11 @@ class Journal:
                 loop.call_soon_threadsafe(self._settle, written, given_up)
             except RuntimeError:
                 return  # the loop is closed: the room is gone, and nobody is left to tell
-            self._write_finishes(finishing)
             if retrying:
                 time.sleep(backoff)
                 backoff = min(backoff * 2, _LAST_RETRY_S)
             else:
                 backoff = _FIRST_RETRY_S
-
-    def _write_finishes(self, finishing: list[Finished]) -> None:
-        """A table whose end is not written stays resumable: a restarted
-        lobby would resume it over and end it again, so a failure is logged
-        and not retried."""
-        if not finishing:
-            return
-        try:
-            self.store.finish(finishing)
-        except Exception:
-            log.exception("the store could not record %d tables as finished", len(finishing))
 
     @staticmethod
     def _sort(batch: dict[str, _Pending], failed: dict[str, Exception]

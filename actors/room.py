@@ -96,7 +96,7 @@ class RoomActor:
             if self.config.store is not None:
                 self.store = await asyncio.to_thread(open_store, self.config.store)
                 self.journal = Journal(self.store)
-                self.room_tables.journal = self.journal
+                self.room_tables.store = self.store
             server = RoomServer(self.config, self.tables)
             await server.start()
             self._server = server

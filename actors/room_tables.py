@@ -20,8 +20,7 @@ from tablehost.actors.log_format import log_fields
 from tablehost.actors.outbound import StreamEnd
 from tablehost.actors.room_calls import PlainTableRecord, TableClosed, TableOver
 from tablehost.actors.room_reports import RoomReports
-from tablehost.actors.journal import Journal
-from tablehost.actors.store import Finished
+from tablehost.actors.store import TableStore
 from tablehost.actors.table import Table
 
 log = logging.getLogger("tablehost.room")
@@ -76,7 +75,7 @@ class RoomTables:
         self.records: dict[str, PlainTableRecord] = {}
         self.failed = 0
         # Set when the room starts with a store: where ends are recorded.
-        self.journal: Journal | None = None
+        self.store: TableStore | None = None
         self._last_trim = 0.0
 
     def add(self, table: Table, record: PlainTableRecord) -> None:
@@ -157,8 +156,8 @@ class RoomTables:
         """Another room resumed this table: drop it here, without telling the
         lobby it ended (it did not) or marking it finished in the store."""
         self.drop(table)
-        if self.journal is not None:
-            asyncio.get_running_loop().run_in_executor(None, self.journal.store.forget, table.table_id)
+        if self.store is not None:
+            asyncio.get_running_loop().run_in_executor(None, self.store.forget, table.table_id)
 
     # -- ends the room decides ------------------------------------------------------
 
@@ -213,9 +212,9 @@ class RoomTables:
 
     def _forget(self, table: Table, outcome: str, absent: list[int] | None = None) -> None:
         self.drop(table)
-        if self.journal is not None:
+        if self.store is not None:
             # Not resumed again: a finished game, a deserted or failed table.
-            self.journal.finish(Finished(table.table_id, table.epoch, outcome))
+            asyncio.get_running_loop().run_in_executor(None, self.store.finish, table.table_id, table.epoch, outcome)
         log.info("room %s closed table %s (%s); %d tables open", self.room_id, table.table_id, outcome, len(self.tables),
                  extra=log_fields("table_closed", table_id=table.table_id, room_id=self.room_id, seq=table.seq))
         self._reports.closed(TableClosed(table.table_id, outcome, tuple(absent or ())))

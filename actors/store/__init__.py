@@ -113,16 +113,6 @@ class Checkpoint:
         return cls(plain["seq"], plain["state"], dict(plain["accepted"]), list(plain["commands"]))
 
 
-@dataclass(frozen=True, slots=True)
-class Finished:
-    """A table over or closed, not to be resumed; `epoch` is the incarnation
-    that ended it (a stale one's end changes nothing)."""
-
-    table_id: str
-    epoch: int
-    outcome: str
-
-
 @dataclass
 class StoredTable:
     """What a store holds of one table: enough to resume it."""
@@ -171,8 +161,8 @@ class TableStore(Protocol):
         what it needs to resume."""
         ...
 
-    def finish(self, tables: Sequence[Finished]) -> None:
-        """These tables are over (or closed): they will not be resumed."""
+    def finish(self, table_id: str, epoch: int, outcome: str) -> None:
+        """The table is over (or closed): it will not be resumed."""
         ...
 
     def unfinished(self) -> list[str]:

@@ -36,8 +36,8 @@ from typing import Any
 import msgpack
 
 from tablehost.actors import crash_points
-from tablehost.actors.store import (FINISHED_RETENTION_S, Appends, Checkpoint, Fenced, Finished, JournalEntry,
-                                    StoredTable, StoreError, TableExists, TableHeader)
+from tablehost.actors.store import (FINISHED_RETENTION_S, Appends, Checkpoint, Fenced, JournalEntry, StoredTable,
+                                    StoreError, TableExists, TableHeader)
 
 _FRAME = struct.Struct(">II")  # payload length, CRC32 of the payload
 _SEGMENT = "log-"
@@ -298,35 +298,16 @@ class LocalStore:
         finally:
             fcntl.flock(table.lock, fcntl.LOCK_UN)
 
-    def finish(self, tables: Sequence[Finished]) -> None:
-        """Each table's `finished` marker, under its lock, made durable for
-        all of them at once (its content, the outcome, is for people)."""
-        locked: list[_OpenTable] = []
-        written: list[Path] = []
-        failed: dict[str, OSError] = {}
+    def finish(self, table_id: str, epoch: int, outcome: str) -> None:
+        table = self._table(table_id)
+        fcntl.flock(table.lock, fcntl.LOCK_EX)
         try:
-            for finished in sorted(tables, key=lambda f: f.table_id):  # one lock order, as in append
-                try:
-                    table = self._table(finished.table_id)
-                    fcntl.flock(table.lock, fcntl.LOCK_EX)
-                    locked.append(table)
-                    if self._epoch(finished.table_id) == finished.epoch:
-                        (table.folder / ".finished.tmp").write_bytes(finished.outcome.encode())
-                        written.append(table.folder)
-                except OSError as error:  # this table's folder: the others still finish
-                    failed[finished.table_id] = error
-            sync_paths([folder / ".finished.tmp" for folder in written])
-            for folder in written:
-                os.replace(folder / ".finished.tmp", folder / "finished")
-            sync_paths(written)
+            if self._epoch(table_id) == epoch:
+                write_atomically(table.folder / "finished", outcome.encode())
         finally:
-            for table in locked:
-                fcntl.flock(table.lock, fcntl.LOCK_UN)
-            for finished in tables:
-                self.forget(finished.table_id)
+            fcntl.flock(table.lock, fcntl.LOCK_UN)
+        self.forget(table_id)
         self._sweep()
-        if failed:
-            raise StoreError(f"could not finish {len(failed)} tables: {failed}")
 
     def _sweep(self) -> None:
         """Delete the tables finished longer ago than the retention; at most

@@ -34,8 +34,8 @@ from typing import Any
 import msgpack
 import redis
 
-from tablehost.actors.store import (FINISHED_RETENTION_S, Appends, Checkpoint, Fenced, Finished, JournalEntry,
-                                    StoredTable, StoreError, StoreUnavailable, TableExists, TableHeader)
+from tablehost.actors.store import (FINISHED_RETENTION_S, Appends, Checkpoint, Fenced, JournalEntry, StoredTable,
+                                    StoreError, StoreUnavailable, TableExists, TableHeader)
 from tablehost.actors.store.redis_url import connect
 
 _TABLES = "th:tables"
@@ -229,16 +229,11 @@ class RedisStore:
             raise StoreError(f"table {table_id}'s journal has a gap or a repeat after seq {after}")
         return StoredTable(table_id, epoch, TableHeader.from_plain(_unpack(header)), checkpoint, entries)
 
-    def finish(self, tables: Sequence[Finished]) -> None:
-        """In one pipeline and one wait for the replicas."""
-        seconds = max(1, int(self.finished_retention_s))
+    def finish(self, table_id: str, epoch: int, outcome: str) -> None:
         try:
-            with self._redis.pipeline(transaction=False) as pipe:
-                for finished in tables:
-                    others = [_key(finished.table_id, part) for part in ("header", "seq", "journal", "checkpoint")]
-                    self._finish(keys=[_key(finished.table_id, "epoch"), _TABLES, *others],
-                                 args=[finished.epoch, finished.table_id, seconds], client=pipe)
-                pipe.execute()
+            others = [_key(table_id, part) for part in ("header", "seq", "journal", "checkpoint")]
+            self._finish(keys=[_key(table_id, "epoch"), _TABLES, *others],
+                         args=[epoch, table_id, max(1, int(self.finished_retention_s))])
             self._wait_for_replicas()
         except redis.RedisError as error:
             raise _failure(error) from error

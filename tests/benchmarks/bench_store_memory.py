@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from redis_server import RedisServer  # noqa: E402
 
 from tablehost.actors.room_calls import SeatRequest, TableRequest, table_record  # noqa: E402
-from tablehost.actors.store import Appends, Checkpoint, Finished, JournalEntry, TableHeader  # noqa: E402
+from tablehost.actors.store import Appends, Checkpoint, JournalEntry, TableHeader  # noqa: E402
 from tablehost.actors.store.redis_store import RedisStore  # noqa: E402
 from tablehost.actors.table import Table  # noqa: E402
 from tablehost.clients.bots import RandomBot  # noqa: E402
@@ -120,7 +120,7 @@ def replay(store: RedisStore, games: list[RecordedGame], tables: int, finished: 
         assert not failed, failed
     if finished:
         for table_id, _writes in plans:
-            store.finish([Finished(table_id, 1, "finished")])
+            store.finish(table_id, 1, "finished")
 
 
 def memory(client: redis.Redis) -> dict[str, int]:

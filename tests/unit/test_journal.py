@@ -13,7 +13,7 @@ import pytest
 
 from tablehost.actors import journal as journal_module
 from tablehost.actors.journal import Journal
-from tablehost.actors.store import Appends, Fenced, Finished, JournalEntry, StoreError, StoreUnavailable
+from tablehost.actors.store import Appends, Fenced, JournalEntry, StoreUnavailable
 
 WAIT_S = 10.0
 
@@ -34,22 +34,9 @@ class ScriptedStore:
         self.hold.set()
         self.writing = threading.Event()
         self.threads: set[threading.Thread] = set()
-        self.writes: list[str] = []  # "append", "finish", in order
-        self.finished: list[list[Finished]] = []
-        self.finish_fails = False
-        self.finishing = threading.Event()
-
-    def finish(self, tables: list[Finished]) -> None:
-        self.threads.add(threading.current_thread())
-        self.writes.append("finish")
-        self.finished.append(list(tables))
-        self.finishing.set()
-        if self.finish_fails:
-            raise StoreError("the disk is full")
 
     def append(self, batch: Mapping[str, Appends]) -> dict[str, Exception]:
         self.threads.add(threading.current_thread())
-        self.writes.append("append")
         self.appends.append({table_id: [e.seq for e in appends.entries] for table_id, appends in batch.items()})
         self.writing.set()
         assert self.hold.wait(WAIT_S)
@@ -177,61 +164,5 @@ def test_closing_stops_the_writer_thread() -> None:
         await asyncio.to_thread(journal.close)
         (writer,) = store.threads
         assert not writer.is_alive()
-
-    run(scenario)
-
-
-def test_tables_ending_while_a_batch_is_written_are_finished_together_after_it() -> None:
-    store = ScriptedStore()
-    journal = Journal(store)
-
-    async def scenario(queue: asyncio.Queue) -> None:
-        a = Recorder("a", queue)
-        store.hold.clear()
-        journal.submit(a, entry(7))
-        assert await asyncio.to_thread(store.writing.wait, WAIT_S)
-        journal.submit(a, entry(8))  # its last command, then its end
-        journal.finish(Finished("a", 1, "finished"))
-        journal.finish(Finished("b", 3, "closed"))
-        store.hold.set()
-        assert await told(queue, 2) == [("a", 7), ("a", 8)]
-        assert await asyncio.to_thread(store.finishing.wait, WAIT_S)
-        assert store.writes == ["append", "append", "finish"]
-        assert store.finished == [[Finished("a", 1, "finished"), Finished("b", 3, "closed")]]
-        assert [thread.name for thread in store.threads] == ["journal"]
-        await asyncio.to_thread(journal.close)
-
-    run(scenario)
-
-
-def test_an_end_alone_is_written_and_one_the_store_refuses_does_not_stop_the_writer() -> None:
-    store = ScriptedStore()
-    store.finish_fails = True
-    journal = Journal(store)
-
-    async def scenario(queue: asyncio.Queue) -> None:
-        journal.finish(Finished("a", 1, "finished"))
-        assert await asyncio.to_thread(store.finishing.wait, WAIT_S)
-        journal.submit(Recorder("b", queue), entry(2))
-        assert await told(queue, 1) == [("b", 2)]
-        assert store.writes == ["finish", "append"]
-        await asyncio.to_thread(journal.close)
-
-    run(scenario)
-
-
-def test_ends_queued_when_the_journal_closes_are_still_written() -> None:
-    store = ScriptedStore()
-    journal = Journal(store)
-
-    async def scenario(queue: asyncio.Queue) -> None:
-        store.hold.clear()
-        journal.submit(Recorder("a", queue), entry(1))
-        assert await asyncio.to_thread(store.writing.wait, WAIT_S)
-        journal.finish(Finished("a", 1, "closed"))
-        closing = asyncio.create_task(asyncio.to_thread(journal.close))
-        store.hold.set()
-        await closing
-        assert store.finished == [[Finished("a", 1, "closed")]]
 
     run(scenario)

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tablehost.actors.journal import through_outage
-from tablehost.actors.store import (Appends, Checkpoint, Fenced, Finished, JournalEntry, StoreError, StoreUnavailable,
-                                    TableExists, TableHeader, TableStore)
+from tablehost.actors.store import (Appends, Checkpoint, Fenced, JournalEntry, StoreError, StoreUnavailable, TableExists,
+                                    TableHeader, TableStore)
 from tablehost.actors.store.local import LocalStore, frame, read_frames
 from tablehost.actors.store.redis_store import RedisStore
 from tablehost.actors.versions import CodeVersions
@@ -108,7 +108,7 @@ def test_a_load_reads_everything_without_fencing_the_writer(store: TableStore) -
     loaded = store.load(table_id)
     assert (loaded.epoch, loaded.checkpoint, loaded.entries) == (1, checkpoint, entries(3, 3))
     assert store.append({table_id: Appends(1, entries(4, 4))}) == {}
-    store.finish([Finished(table_id, 1, "finished")])
+    store.finish(table_id, 1, "finished")
     assert store.load(table_id).seq == 4
 
 
@@ -133,9 +133,9 @@ def test_a_finished_table_is_not_listed_for_resuming_and_an_older_epoch_cannot_f
     table_id = new_table(store)
     assert table_id in store.unfinished()
     store.claim(table_id)  # epoch 2
-    store.finish([Finished(table_id, 1, "finished")])  # a stale incarnation: no effect
+    store.finish(table_id, 1, "finished")  # a stale incarnation: no effect
     assert table_id in store.unfinished()
-    store.finish([Finished(table_id, 2, "finished")])
+    store.finish(table_id, 2, "finished")
     assert table_id not in store.unfinished()
 
 
@@ -218,7 +218,7 @@ def test_a_finished_local_table_is_deleted_after_the_retention_and_running_ones_
     store = LocalStore(str(tmp_path), finished_retention_s=0.0)
     running, finished = new_table(store), new_table(store)
     store.append({running: Appends(1, entries(1, 2))})
-    store.finish([Finished(finished, 1, "finished")])
+    store.finish(finished, 1, "finished")
     assert not (tmp_path / finished).exists()
     assert store.claim(running).entries == entries(1, 2)
     store.close()
@@ -233,7 +233,7 @@ def test_a_finished_redis_tables_keys_expire_after_the_retention(redis_server) -
     client = redis.Redis.from_url(redis_server.url)
     keys = [f"th:{{{table_id}}}:{part}" for part in ("header", "epoch", "seq", "journal", "checkpoint")]
     assert all(client.ttl(key) == -1 for key in keys)  # no expiry while it runs
-    store.finish([Finished(table_id, 1, "finished")])
+    store.finish(table_id, 1, "finished")
     assert all(0 < client.ttl(key) <= 120 for key in keys)
     store.close()
     client.close()
@@ -296,11 +296,3 @@ def test_a_local_batch_leaves_no_temporary_files_and_a_bad_id_fails_alone(tmp_pa
     assert not [p for p in tmp_path.rglob(".*.tmp")]
     assert store.unfinished() == ["a", "b"]
     store.close()
-
-
-def test_a_batch_of_ends_finishes_each_table_its_own_incarnation_ended(store: TableStore) -> None:
-    ended, stale, closed = new_table(store), new_table(store), new_table(store)
-    store.claim(stale)  # epoch 2: its epoch-1 end below is a stale incarnation's
-    store.finish([Finished(ended, 1, "finished"), Finished(stale, 1, "finished"), Finished(closed, 1, "closed")])
-    unfinished = store.unfinished()
-    assert ended not in unfinished and closed not in unfinished and stale in unfinished
