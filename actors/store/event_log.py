@@ -29,7 +29,7 @@ import msgpack
 import redis
 
 from tablehost.actors.store import StoreError, StoreUnavailable
-from tablehost.actors.store.local import _fsync_folder, frame, read_frames
+from tablehost.actors.store.files import frame, fsync_folder, read_frames
 from tablehost.actors.store.redis_store import _failure
 from tablehost.actors.store.redis_url import SCHEMES as REDIS_SCHEMES, connect
 
@@ -96,7 +96,7 @@ class LocalEventLog:
             finally:
                 os.close(descriptor)
             if created:
-                _fsync_folder(self.folder)
+                fsync_folder(self.folder)
             self._lengths[name] = length + 1
 
     def read(self, name: str) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tablehost.actors.store.event_log import EventConflict, EventLog, LocalEventLog, RedisEventLog
-from tablehost.actors.store.local import frame
+from tablehost.actors.store.files import frame
 
 _names = itertools.count()
 

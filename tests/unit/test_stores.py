@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from tablehost.actors.journal import through_outage
 from tablehost.actors.store import (Appends, Checkpoint, Fenced, JournalEntry, StoreError, StoreUnavailable, TableExists,
                                     TableHeader, TableStore)
-from tablehost.actors.store.local import LocalStore, frame, read_frames
+from tablehost.actors.store.files import frame, read_frames
+from tablehost.actors.store.local import LocalStore
 from tablehost.actors.store.redis_store import RedisStore
 from tablehost.actors.versions import CodeVersions
 from tablehost.games.engine.fairness import TableSeed
