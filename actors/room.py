@@ -37,7 +37,7 @@ from tablehost.actors.store import TableExists, TableHeader, TableStore, open_st
 from tablehost.actors.outbound import StreamEnd
 from tablehost.actors.room_reports import RoomReports
 from tablehost.actors.room_server import RoomServer
-from tablehost.actors.room_calls import RoomStarted, TableOpening, TableRequest, table_record
+from tablehost.actors.room_calls import RoomStarted, TableOpening, TableRequest, opened_table
 from tablehost.actors.room_tables import RoomTables, TableLog, TableStatus
 from tablehost.actors.table import Table, resume_table
 from tablehost.actors.versions import code_versions, why_not_resumable
@@ -114,7 +114,7 @@ class RoomActor:
         `lobby` from now on."""
         self.reports.lobby = lobby
         return dataclasses.replace(await self.start(), capacity=self.config.tables_per_room,
-                                   records=tuple(self.room_tables.records[table_id] for table_id in self.tables))
+                                   opened=tuple(self.room_tables.opened[table_id] for table_id in self.tables))
 
     async def arm_crash_point(self, point: str, after: int = 1) -> None:
         """Fault injection for chaos tests, over Ray only (no client can reach
@@ -157,7 +157,7 @@ class RoomActor:
                 await asyncio.sleep(0)  # let the room's other tables move meanwhile
             answers.append(self._open_one(request))
         if self.store is not None:
-            opened = [index for index, answer in enumerate(answers) if answer.record is not None]
+            opened = [index for index, answer in enumerate(answers) if answer.opened is not None]
             try:
                 failed = await through_outage(self.store.create, [self._header(answers[i].table_id) for i in opened])
             except Exception as error:  # the store is out for longer than an outage: every table fails
@@ -181,7 +181,7 @@ class RoomActor:
 
     def _header(self, table_id: str) -> TableHeader:
         match = self.tables[table_id].match
-        return TableHeader(table_id, self.config.run_id, match.header(), self.room_tables.records[table_id],
+        return TableHeader(table_id, self.config.run_id, match.header(), self.room_tables.opened[table_id],
                            code_versions(match.rules))
 
     async def resume_tables(self, table_ids: list[str]) -> list[TableOpening]:
@@ -207,14 +207,14 @@ class RoomActor:
         except Exception as error:  # one table that cannot resume must not stop the others
             log.exception("room %s could not resume table %s", self.room_id, table_id)
             return TableOpening(table_id, error=f"{type(error).__name__}: {error}")
-        self.room_tables.add(table, stored.header.record)
+        self.room_tables.add(table, stored.header.opened)
         if table.over:
             # Its room died while it lingered after the game: linger here
             # (players may reconnect for the end), then close, or nothing would.
             self.room_tables.table_finished(table)
         log.info("room %s resumed table %s at seq %d, epoch %d", self.room_id, table_id, table.seq, table.epoch,
                  extra=log_fields("table_resumed", table_id=table_id, room_id=self.room_id, seq=table.seq))
-        return TableOpening(table_id, stored.header.record, seq=table.seq, epoch=table.epoch)
+        return TableOpening(table_id, stored.header.opened, seq=table.seq, epoch=table.epoch)
 
     def _open_one(self, request: TableRequest) -> TableOpening:
         table_id = request.table_id
@@ -225,18 +225,18 @@ class RoomActor:
             return TableOpening(table_id, error=f"room {self.room_id} is full ({len(self.tables)} tables)", retry=True)
         # A tournament's tables keep the seats its pairing chose.
         entrants = list(request.entrants) if request.keep_order else request.seed.seated(request.entrants)
-        record = table_record(request, entrants)
+        opened = opened_table(request, entrants)
         try:
             table = Table(
                 table_id,
                 self.catalog.rules(request.game),
                 request.seed,
-                list(record["players"]),
+                list(opened.players),
                 request.options,
                 rate=self.config.commit_rate,
                 burst=self.config.commit_burst,
                 owner=self.room_tables,
-                join=list(record["join"]),
+                join=list(opened.join),
                 journal=self.journal,
                 deal_wait_ms=round(self.config.deal_wait_s * 1000),
                 cancel_if_absent=not request.keep_order,
@@ -245,15 +245,15 @@ class RoomActor:
             log.exception("room %s could not set up table %s (%s)", self.room_id, table_id, request.game)
             self.room_tables.failed += 1
             return TableOpening(table_id, error=f"the game could not be set up: {type(error).__name__}: {error}")
-        self.room_tables.add(table, record)
+        self.room_tables.add(table, opened)
         self.games_hosted += 1
         table.metrics.opened.inc()
         if request.no_show_after_s is not None:
             self.room_tables.watch_for_no_shows(table, request.no_show_after_s)
         log.info("room %s opened table %s (%s, commitment %s)", self.room_id, table_id, request.game,
-                 record["commitment"][:16],
+                 opened.commitment[:16],
                  extra=log_fields("table_opened", table_id=table_id, room_id=self.room_id))
-        return TableOpening(table_id, record)
+        return TableOpening(table_id, opened)
 
     async def hand_off(self, table_ids: list[str]) -> list[str]:
         """Let other rooms take these tables over (RoomTables.hand_off)."""

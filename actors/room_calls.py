@@ -1,19 +1,16 @@
 """What the lobby and a room hand each other, as typed records (they cross
 a Ray call): a table to open and the room's answer, where a room serves,
-the games it reports over and the tables it closed; and the table record
-the directory, the store's header and a room's inventory keep as plain data."""
+the games it reports over and the tables it closed; and who sits where at
+a table a room opened (`OpenedTable`), which the store's header keeps too."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 from tablehost.games.engine.fairness import TableSeed
-
-# A table's record as plain data (see table_record), the form that crosses
-# Ray and the store; the lobby's directory reads it as a TableRecord.
-PlainTableRecord = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +42,39 @@ class TableRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class OpenedTable:
+    """Who sits where at a table a room opened, and with what: the room
+    answers with it, the store's header keeps it (for a lobby that restarts
+    while the table moves between rooms), and the lobby's directory starts
+    its TableRecord from it."""
+
+    table_id: str
+    game: str
+    variant: str
+    commitment: str  # the deal's commitment, published before the deal
+    players: tuple[str, ...]  # display names by seat
+    tickets: tuple[str, ...]  # by seat
+    clients: tuple[str, ...]  # by seat: who each seat's front door said it was ("" for none)
+    join: tuple[dict[str, Any], ...]  # each seat's join data, as the game checked it
+    entrants: tuple[str, ...]  # tickets in arrival order (the seating's input)
+    options: dict[str, Any]
+    started_ms: int
+
+    def to_plain(self) -> dict[str, Any]:
+        """The form the store's header keeps (its keys and order unchanged since it was a dict)."""
+        return {"table_id": self.table_id, "game": self.game, "variant": self.variant, "commitment": self.commitment,
+                "players": list(self.players), "tickets": list(self.tickets), "clients": list(self.clients),
+                "join": list(self.join), "entrants": list(self.entrants), "options": self.options,
+                "started_ms": self.started_ms}
+
+    @classmethod
+    def from_plain(cls, plain: Mapping[str, Any]) -> OpenedTable:
+        return cls(plain["table_id"], plain["game"], plain["variant"], plain["commitment"], tuple(plain["players"]),
+                   tuple(plain["tickets"]), tuple(plain["clients"]), tuple(dict(data) for data in plain["join"]),
+                   tuple(plain["entrants"]), dict(plain["options"]), plain["started_ms"])
+
+
+@dataclass(frozen=True, slots=True)
 class TableOpening:
     """A room's answer for one table it was asked to open or to resume: the
     table's record (who sits where, see table_record) and, for a resumed
@@ -52,7 +82,7 @@ class TableOpening:
     room may take it (this one was full)."""
 
     table_id: str
-    record: PlainTableRecord | None = None
+    opened: OpenedTable | None = None
     error: str = ""
     retry: bool = False
     seq: int = 0
@@ -70,7 +100,7 @@ class RoomStarted:
     node_id: str
     pid: int
     capacity: int = 0
-    records: tuple[PlainTableRecord, ...] = ()
+    opened: tuple[OpenedTable, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,20 +128,18 @@ class RoomUnreachable(Exception):
     lobby treats it as dead."""
 
 
-def table_record(request: TableRequest, seated: list[SeatRequest]) -> PlainTableRecord:
-    """What the lobby's directory keeps of a table, as plain data: the room
-    returns it, the store's header keeps it (for a lobby that restarts while
-    the table moves between rooms), and `inventory` reports it."""
-    return {
-        "table_id": request.table_id,
-        "game": request.game,
-        "variant": request.variant,
-        "commitment": request.seed.commitment,
-        "players": [entrant.name for entrant in seated],
-        "tickets": [entrant.ticket for entrant in seated],
-        "clients": [entrant.client for entrant in seated],
-        "join": [entrant.join for entrant in seated],
-        "entrants": [entrant.ticket for entrant in request.entrants],
-        "options": dict(request.options),
-        "started_ms": time.time_ns() // 1_000_000,
-    }
+def opened_table(request: TableRequest, seated: list[SeatRequest]) -> OpenedTable:
+    """The room's record of the table it opens for `request` with `seated` in seat order."""
+    return OpenedTable(
+        table_id=request.table_id,
+        game=request.game,
+        variant=request.variant,
+        commitment=request.seed.commitment,
+        players=tuple(entrant.name for entrant in seated),
+        tickets=tuple(entrant.ticket for entrant in seated),
+        clients=tuple(entrant.client for entrant in seated),
+        join=tuple(entrant.join for entrant in seated),
+        entrants=tuple(entrant.ticket for entrant in request.entrants),
+        options=dict(request.options),
+        started_ms=time.time_ns() // 1_000_000,
+    )

@@ -206,12 +206,12 @@ class RoomSupervisor:
                 log.warning("room %s could not be taken back (%s); stopping it", room_id, error)
                 ray.kill(handle)
                 continue
-            records = inventory.records
-            self.placement.adopt(room_id, inventory.node_id, inventory.capacity, {r["table_id"] for r in records})
+            opened = inventory.opened
+            self.placement.adopt(room_id, inventory.node_id, inventory.capacity, {table.table_id for table in opened})
             self.placement.mark_ready(room_id, handle, inventory.endpoint, inventory.node_id, inventory.pid, now,
                                       inventory.metrics_endpoint)
-            for record in records:
-                self.directory.add(TableRecord.from_plain(record, room_id, inventory.endpoint))
+            for table in opened:
+                self.directory.add(TableRecord.opened(table, room_id, inventory.endpoint))
             self._spawn(self._watch(room_id, handle))
 
     async def _watch(self, room_id: str, handle: Any) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from tablehost.actors.config import RoomConfig
 from tablehost.actors.log_format import log_fields
 from tablehost.actors.outbound import StreamEnd
-from tablehost.actors.room_calls import PlainTableRecord, TableClosed, TableOver
+from tablehost.actors.room_calls import OpenedTable, TableClosed, TableOver
 from tablehost.actors.room_reports import RoomReports
 from tablehost.actors.store import TableStore
 from tablehost.actors.table import Table
@@ -72,15 +72,15 @@ class RoomTables:
         self._config = config
         self._reports = reports
         self.tables: dict[str, Table] = {}
-        self.records: dict[str, PlainTableRecord] = {}
+        self.opened: dict[str, OpenedTable] = {}
         self.failed = 0
         # Set when the room starts with a store: where ends are recorded.
         self.store: TableStore | None = None
         self._last_trim = 0.0
 
-    def add(self, table: Table, record: PlainTableRecord) -> None:
+    def add(self, table: Table, opened: OpenedTable) -> None:
         self.tables[table.table_id] = table
-        self.records[table.table_id] = record
+        self.opened[table.table_id] = opened
 
     def watch_for_no_shows(self, table: Table, window: float) -> None:
         """Judge who never came at the end of `window` (a tournament's table,
@@ -201,7 +201,7 @@ class RoomTables:
         """Forget the table here only: it lives on elsewhere, or never began."""
         if self.tables.get(table.table_id) is table:
             del self.tables[table.table_id]
-            del self.records[table.table_id]
+            del self.opened[table.table_id]
 
     def close(self, table: Table, details: str, ending: StreamEnd | None = None) -> None:
         """End the table's streams and finish it in the store; a second close is nothing."""

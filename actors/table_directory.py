@@ -11,7 +11,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablehost.actors.room_calls import PlainTableRecord
+from tablehost.actors.room_calls import OpenedTable
 
 
 @dataclass(eq=False)
@@ -44,15 +44,13 @@ class TableRecord:
     adjudicated: list[int] | None = field(default=None, repr=False)
 
     @classmethod
-    def from_plain(cls, record: PlainTableRecord, room_id: str, endpoint: str) -> TableRecord:
-        """A room's record of a table (actors/room_calls.py `table_record`), served at `endpoint`."""
+    def opened(cls, opened: OpenedTable, room_id: str, endpoint: str) -> TableRecord:
+        """The directory's record of a table a room opened, served at `endpoint`."""
         return cls(
-            table_id=record["table_id"], game=record["game"], variant=record["variant"],
-            commitment=record["commitment"],
-            room_id=room_id, endpoint=endpoint, players=list(record["players"]), tickets=list(record["tickets"]),
-            clients=list(record["clients"]),
-            join=[dict(data) for data in record["join"]], entrants=list(record["entrants"]),
-            options=dict(record["options"]), started_ms=record["started_ms"],
+            table_id=opened.table_id, game=opened.game, variant=opened.variant, commitment=opened.commitment,
+            room_id=room_id, endpoint=endpoint, players=list(opened.players), tickets=list(opened.tickets),
+            clients=list(opened.clients), join=[dict(data) for data in opened.join], entrants=list(opened.entrants),
+            options=dict(opened.options), started_ms=opened.started_ms,
         )
 
     @property

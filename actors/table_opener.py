@@ -22,7 +22,7 @@ from tablehost.actors.config import LobbyConfig
 from tablehost.actors.door_exchange import DoorExchange, checked_join, game_rules, table_seats
 from tablehost.actors.matchmaking import Entrant, Gathering, GatheringKey, Group, LobbyRefused, Refusal
 from tablehost.actors.placement import Placement, RoomRecord
-from tablehost.actors.room_calls import RoomUnreachable, SeatRequest, TableOpening, TableRequest
+from tablehost.actors.room_calls import OpenedTable, RoomUnreachable, SeatRequest, TableOpening, TableRequest
 from tablehost.actors.table_admin import TableAdmin
 from tablehost.actors.table_directory import TableDirectory, TableRecord
 from tablehost.actors.table_mint import TableMint
@@ -244,8 +244,8 @@ class TableOpener:
         retry: list[PendingTable] = []
         for pending, answer in zip(batch, answers):
             closed_meanwhile = self._closed_while_opening.pop(pending.table_id, None)
-            if answer.record is not None:
-                self._seat(pending, room, answer.record)
+            if answer.opened is not None:
+                self._seat(pending, room, answer.opened)
                 if closed_meanwhile is not None:
                     self.directory.finish(pending.table_id, closed_meanwhile, now)
                 continue
@@ -271,7 +271,7 @@ class TableOpener:
             return
         now = time.monotonic()
         for table_id, answer in zip(table_ids, answers):
-            if answer.record is None:
+            if answer.opened is None:
                 self.placement.unplace(room.room_id, table_id, now)
                 record = self.directory.get(table_id)
                 if record is not None:
@@ -280,28 +280,28 @@ class TableOpener:
                 log.error("table %s could not resume in room %s: %s", table_id, room.room_id, answer.error)
             else:
                 if self.directory.get(table_id) is None:  # this lobby restarted while the table moved
-                    self.directory.add(TableRecord.from_plain(answer.record, room.room_id, room.endpoint))
+                    self.directory.add(TableRecord.opened(answer.opened, room.room_id, room.endpoint))
                 self.directory.move(table_id, room.room_id, room.endpoint)
                 self.table_admin.resumed(table_id, room.handle)
                 log.info("table %s resumed in room %s at seq %d (epoch %d)", table_id, room.room_id,
                          answer.seq, answer.epoch)
 
-    def _seat(self, pending: PendingTable, room: RoomRecord, record: dict[str, Any]) -> None:
-        """The room opened the table (`record` says who sits where): keep
-        the record and tell each player's front door."""
+    def _seat(self, pending: PendingTable, room: RoomRecord, opened: OpenedTable) -> None:
+        """The room opened the table (`opened` says who sits where): keep
+        its record and tell each player's front door."""
         by_ticket = {entrant.ticket: entrant for entrant in pending.group.entrants}
-        added = TableRecord.from_plain(record, room.room_id, room.endpoint)
+        added = TableRecord.opened(opened, room.room_id, room.endpoint)
         self.directory.add(added)
         log.info("table %s started in room %s, commitment %s, seats %s", pending.table_id, room.room_id,
-                 record["commitment"][:16], record["players"])
+                 opened.commitment[:16], list(opened.players))
         if pending.placed is not None:
             pending.placed.set_result(placed_table(added, self.token))
             return
-        for seat, ticket in enumerate(record["tickets"]):
+        for seat, ticket in enumerate(opened.tickets):
             self.front_doors.seated(by_ticket[ticket], lobby_pb2.TableAssignment(
                 table_id=pending.table_id, endpoint=room.endpoint, seat=seat,
-                seat_token=self.token(pending.table_id, seat), game=record["game"], display_names=record["players"],
-                ticket=ticket, deal_commitment=record["commitment"]))
+                seat_token=self.token(pending.table_id, seat), game=opened.game, display_names=opened.players,
+                ticket=ticket, deal_commitment=opened.commitment))
 
     def _fail(self, pending: PendingTable, refusal: Refusal, message: str) -> None:
         if pending.placed is not None:

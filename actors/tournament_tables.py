@@ -83,7 +83,7 @@ def tables_between_rooms(config: LobbyConfig, directory: TableDirectory) -> list
             header = store.header(table_id)
             if header.run_id != config.room.run_id:
                 continue  # an earlier run's: its players' tokens are refused anyway
-            found.append(TableRecord.from_plain(header.record, "", ""))
+            found.append(TableRecord.opened(header.opened, "", ""))
     except StoreError as error:
         log.error("the store could not list the tables to resume: %s", error)
     finally:

@@ -115,10 +115,21 @@ class LoopbackGroup:
         wait(lambda: self._replicas_known() == self.replicas, timeout_s, "the sentinel to know every replica")
 
     def _replicas_in_sync(self) -> int:
+        """Replicas the primary counts online and that say themselves their
+        link is up with no sync in progress (a replica still loading the
+        primary's snapshot holds none of its data yet)."""
         try:
             with self.client(self.primary_port) as primary:
-                return sum(1 for key, value in primary.info("replication").items()
-                           if key.startswith("slave") and isinstance(value, dict) and value.get("state") == "online")
+                online = sum(1 for key, value in primary.info("replication").items()
+                             if key.startswith("slave") and isinstance(value, dict) and value.get("state") == "online")
+            linked = 0
+            for port in self.servers:
+                if port == self.primary_port:
+                    continue
+                with self.client(port) as replica:
+                    info = replica.info("replication")
+                linked += info.get("master_link_status") == "up" and not info.get("master_sync_in_progress")
+            return min(online, linked)
         except redis.RedisError:
             return -1
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tablehost.actors.room_calls import PlainTableRecord
+from tablehost.actors.room_calls import OpenedTable
 from tablehost.actors.versions import CodeVersions
 from tablehost.games.engine.match import MatchHeader
 
@@ -56,12 +56,12 @@ class TableHeader:
     table_id: str
     run_id: str
     match: MatchHeader
-    record: PlainTableRecord
+    opened: OpenedTable  # kept under "record"
     versions: CodeVersions | None  # None: written before versions were kept
 
     def to_plain(self) -> dict[str, Any]:
         plain = {"table_id": self.table_id, "run_id": self.run_id, "match": self.match.to_plain(),
-                 "record": self.record}
+                 "record": self.opened.to_plain()}
         if self.versions is not None:
             plain["versions"] = self.versions.to_plain()
         return plain
@@ -69,7 +69,7 @@ class TableHeader:
     @classmethod
     def from_plain(cls, plain: Mapping[str, Any]) -> TableHeader:
         versions = plain.get("versions")
-        return cls(plain["table_id"], plain["run_id"], MatchHeader.from_plain(plain["match"]), dict(plain["record"]),
+        return cls(plain["table_id"], plain["run_id"], MatchHeader.from_plain(plain["match"]), OpenedTable.from_plain(plain["record"]),
                    CodeVersions.from_plain(versions) if versions is not None else None)
 
 

@@ -43,7 +43,7 @@ import redis
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from redis_server import RedisServer  # noqa: E402
 
-from tablehost.actors.room_calls import SeatRequest, TableRequest, table_record  # noqa: E402
+from tablehost.actors.room_calls import SeatRequest, TableRequest, opened_table  # noqa: E402
 from tablehost.actors.store import Appends, Checkpoint, JournalEntry, TableHeader  # noqa: E402
 from tablehost.actors.store.redis_store import RedisStore  # noqa: E402
 from tablehost.actors.table import Table  # noqa: E402
@@ -81,11 +81,11 @@ async def play(rules: GameRules, seed: int) -> RecordedGame:
     join = rules.check_join(rules.example_join())  # what the bots join with (Duel: a deck)
     entrants = [SeatRequest(uuid.uuid4().hex, f"player-{seed}-{seat}", join) for seat in range(seats)]
     request = TableRequest(table_id, rules.name, "", TableSeed.numbered(seed), tuple(entrants), {})
-    record = table_record(request, entrants)
+    opened = opened_table(request, entrants)
     journal = RecordingJournal()
-    table = Table(table_id, rules, request.seed, list(record["players"]), {}, join=list(record["join"]),
+    table = Table(table_id, rules, request.seed, list(opened.players), {}, join=list(opened.join),
                   journal=journal)
-    header = TableHeader(table_id, uuid.uuid4().hex, table.match.header(), record, None)
+    header = TableHeader(table_id, uuid.uuid4().hex, table.match.header(), opened, None)
     streams = [table.subscribe(seat, 0) for seat in range(seats)]
     bots = [RandomBot(seed * 100 + seat) for seat in range(seats)]
     for _ in range(MAX_MOVES):

@@ -20,7 +20,7 @@ from support import (close_all, kill, lobby_status, play_randomly, room_of, room
                      wait_for_quiet_lobby, wait_until, waiting_in_queue)
 
 from tablehost.actors.lobby_status import LobbyStatus
-from tablehost.actors.room_calls import SeatRequest, TableRequest
+from tablehost.actors.room_calls import OpenedTable, SeatRequest, TableRequest
 from tablehost.actors.store.local import LocalStore
 from tablehost.actors.tokens import SeatClaim, sign_seat_token
 from tablehost.clients.sdk import Assignment, LobbyClient, TableSession
@@ -243,7 +243,7 @@ def test_a_turn_timer_resumes_with_the_time_it_had_left_when_its_room_died(host)
     assert deadline_ms <= arrived_ms < deadline_ms + 1500
 
 
-def _direct_table(host, room_handle, table_id: str) -> tuple[dict, list[Assignment]]:
+def _direct_table(host, room_handle, table_id: str) -> tuple[OpenedTable, list[Assignment]]:
     """A table opened in a room by a direct Ray call, unknown to the lobby
     (so its bookkeeping is untouched), and a seat assignment per seat."""
     request = TableRequest(table_id, "bigtwo", "", TableSeed.numbered(11),
@@ -254,10 +254,10 @@ def _direct_table(host, room_handle, table_id: str) -> tuple[dict, list[Assignme
     assignments = [
         Assignment(table_id, "", seat,
                    sign_seat_token(config.token_secret, SeatClaim(table_id, seat, expires_ms, config.run_id)),
-                   "bigtwo", tuple(answer.record["players"]), ticket)
-        for seat, ticket in enumerate(answer.record["tickets"])
+                   "bigtwo", answer.opened.players, ticket)
+        for seat, ticket in enumerate(answer.opened.tickets)
     ]
-    return answer.record, assignments
+    return answer.opened, assignments
 
 
 def test_a_paused_room_whose_table_resumed_elsewhere_cannot_append(host) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import msgpack
 
+from tablehost.actors.room_calls import OpenedTable
 from tablehost.actors.store import Appends, JournalEntry, TableHeader
 from tablehost.actors.store.local import LocalStore
 from tablehost.actors.table import resume_table
@@ -43,13 +44,20 @@ def test_a_header_from_before_join_data_and_deals_were_kept_replays_as_dealt_at_
     assert replay(BIGTWO, header, match.commands).state_hash() == match.state_hash()
 
 
+def record_as_written_before(table_id: str) -> dict:
+    """A room's record of a table as the code that kept it as a plain dict wrote it."""
+    return {"table_id": table_id, "game": "bigtwo", "variant": "", "commitment": "c0" * 32,
+            "players": list(PLAYERS), "tickets": ["t0", "t1", "t2", "t3"], "clients": ["", "", "", ""],
+            "join": [{}, {}, {}, {}], "entrants": ["t2", "t0", "t3", "t1"], "options": {}, "started_ms": 1_000}
+
+
 def old_table(tmp_path: Path, table_id: str) -> tuple[dict, Match]:
     """A Big Two table as a store written before join data, deals and code
     versions were kept holds it: the plain header, then two commands."""
     match = Match(BIGTWO, TableSeed.numbered(5), list(PLAYERS), {}, 0)
     plain_match = {key: value for key, value in match.header().to_plain().items()
                    if key not in ("join", "deal_deadline_ms")}
-    plain = {"table_id": table_id, "run_id": "run-1", "match": plain_match, "record": {"table_id": table_id}}
+    plain = {"table_id": table_id, "run_id": "run-1", "match": plain_match, "record": record_as_written_before(table_id)}
     folder = tmp_path / table_id
     folder.mkdir(parents=True)
     (folder / "epoch").write_bytes(b"1")
@@ -66,9 +74,12 @@ def old_table(tmp_path: Path, table_id: str) -> tuple[dict, Match]:
 
 def test_a_table_header_round_trips_through_its_plain_form() -> None:
     match = Match(BIGTWO, TableSeed.numbered(5), list(PLAYERS), {}, 0, deal_deadline_ms=60_000)
-    header = TableHeader("t-1", "run-1", match.header(), {"table_id": "t-1"}, code_versions(BIGTWO))
+    header = TableHeader("t-1", "run-1", match.header(), OpenedTable.from_plain(record_as_written_before("t-1")),
+                         code_versions(BIGTWO))
     plain = header.to_plain()
     assert list(plain) == ["table_id", "run_id", "match", "record", "versions"]
+    assert plain["record"] == record_as_written_before("t-1")
+    assert list(plain["record"]) == list(record_as_written_before("t-1"))
     assert plain["versions"] == {"tablehost": header.versions.tablehost, "rules": 1}
     assert TableHeader.from_plain(msgpack.unpackb(msgpack.packb(plain))) == header
 
@@ -77,7 +88,9 @@ def test_an_old_stored_header_reads_back_typed_and_resumes_as_rules_version_1(tm
     plain, match = old_table(tmp_path, "t-old")
     store = LocalStore(str(tmp_path))
     header = store.header("t-old")
-    assert (header.table_id, header.run_id, header.record) == ("t-old", "run-1", plain["record"])
+    assert (header.table_id, header.run_id) == ("t-old", "run-1")
+    assert header.opened.players == tuple(PLAYERS) and header.opened.entrants == ("t2", "t0", "t3", "t1")
+    assert header.opened.to_plain() == plain["record"]
     assert header.match.join == () and header.match.deal_deadline_ms is None and header.versions is None
     stored = store.claim("t-old")
     assert stored.header == header and why_not_resumable(stored.header, BIGTWO) is None
@@ -95,11 +108,12 @@ def test_an_old_stored_header_reads_back_typed_and_resumes_as_rules_version_1(tm
 
 def test_a_header_is_stored_as_the_same_plain_mapping_as_before(tmp_path: Path) -> None:
     match = Match(BIGTWO, TableSeed.numbered(5), list(PLAYERS), {}, 0)
-    header = TableHeader("t-new", "run-1", match.header(), {"table_id": "t-new"}, code_versions(BIGTWO))
+    header = TableHeader("t-new", "run-1", match.header(), OpenedTable.from_plain(record_as_written_before("t-new")),
+                         code_versions(BIGTWO))
     store = LocalStore(str(tmp_path))
     store.create([header])
     store.close()
     written_before = {"table_id": "t-new", "run_id": "run-1", "match": match.header().to_plain(),
-                      "record": {"table_id": "t-new"},
+                      "record": record_as_written_before("t-new"),
                       "versions": {"tablehost": header.versions.tablehost, "rules": 1}}
     assert (tmp_path / "t-new" / "header").read_bytes() == msgpack.packb(written_before, use_bin_type=True)

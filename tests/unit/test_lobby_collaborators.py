@@ -14,7 +14,7 @@ from tablehost.actors.config import LobbyConfig, RoomConfig
 from tablehost.actors.door_exchange import DoorExchange, DoorJoin
 from tablehost.actors.matchmaking import Group, Refusal
 from tablehost.actors.placement import Placement, RoomRecord
-from tablehost.actors.room_calls import RoomUnreachable, TableOpening, TableRequest, table_record
+from tablehost.actors.room_calls import RoomUnreachable, TableOpening, TableRequest, opened_table
 from tablehost.actors.table_admin import TableAdmin
 from tablehost.actors.table_directory import TableDirectory
 from tablehost.actors.table_mint import TableMint
@@ -91,7 +91,7 @@ class Rooms:
             raise RoomUnreachable("it failed (RayActorError)")
         if room.room_id in self.full:
             return [TableOpening(r.table_id, error=f"{room.room_id} is full", retry=True) for r in requests]
-        return [TableOpening(r.table_id, table_record(r, list(r.entrants) if r.keep_order else r.seed.seated(r.entrants)))
+        return [TableOpening(r.table_id, opened_table(r, list(r.entrants) if r.keep_order else r.seed.seated(r.entrants)))
                 for r in requests]
 
     async def resume_tables(self, room: RoomRecord, table_ids: list[str]) -> list[TableOpening]:

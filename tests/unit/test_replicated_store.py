@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from opened_tables import opened
 from redis_replicated import LoopbackGroup, wait
 from tablehost.actors.store import Appends, JournalEntry, StoreUnavailable, TableHeader
 from tablehost.actors.store.redis_store import RedisStore
@@ -23,7 +24,7 @@ from tablehost.games.engine.match import MatchHeader
 
 def header(table_id: str) -> TableHeader:
     match = MatchHeader("bigtwo", TableSeed.numbered(7), ("a", "b", "c", "d"), ({},) * 4, {}, 0, None)
-    return TableHeader(table_id, "run", match, {"table_id": table_id}, CodeVersions("test", 1))
+    return TableHeader(table_id, "run", match, opened(table_id), CodeVersions("test", 1))
 
 
 def entry(seq: int) -> JournalEntry:

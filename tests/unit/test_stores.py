@@ -24,13 +24,14 @@ from tablehost.actors.store.redis_store import RedisStore
 from tablehost.actors.versions import CodeVersions
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import MatchHeader
+from opened_tables import opened
 
 _ids = itertools.count()
 
 
 def header(table_id: str, run_id: str = "run") -> TableHeader:
     match = MatchHeader("bigtwo", TableSeed.numbered(7), ("a", "b", "c", "d"), ({},) * 4, {}, 0, None)
-    return TableHeader(table_id, run_id, match, {"table_id": table_id}, CodeVersions("test", 1))
+    return TableHeader(table_id, run_id, match, opened(table_id), CodeVersions("test", 1))
 
 
 def entry(seq: int, act_id: str = "") -> JournalEntry:

@@ -24,6 +24,7 @@ from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import DEALER_SEAT, DEALING_STAGE
 from tablehost.games.engine.verification import replayed_hashes
 from tablehost.games.engine.views import decode
+from opened_tables import opened
 
 PLAYERS = ["a", "b", "c", "d"]
 
@@ -125,7 +126,7 @@ def test_a_table_resumed_after_a_checkpoint_keeps_every_command_and_ends_with_a_
 
     async def scenario():
         table = waiting_table("t-resume")
-        store.create([TableHeader("t-resume", "run", table.match.header(), {}, code_versions(BIGTWO))])
+        store.create([TableHeader("t-resume", "run", table.match.header(), opened("t-resume"), code_versions(BIGTWO))])
         table.commands.journal = StoreJournal(store, "t-resume")
         streams = {seat: table.subscribe(seat, 0, bytes([seat])) for seat in range(4)}
         while table.seq < 20:

@@ -7,6 +7,7 @@ from tablehost.actors.versions import code_versions, why_not_resumable
 from tablehost.games.bigtwo.game import BigTwo as BigTwoRules
 from tablehost.games.engine.fairness import TableSeed
 from tablehost.games.engine.match import MatchHeader
+from opened_tables import opened
 
 
 class BigTwoChanged(BigTwoRules):
@@ -16,7 +17,7 @@ class BigTwoChanged(BigTwoRules):
 def started_under(rules: BigTwoRules | None) -> TableHeader:
     """A table's header; None: written before versions were kept."""
     match = MatchHeader("bigtwo", TableSeed.numbered(1), ("a", "b", "c", "d"), ({},) * 4, {}, 0, None)
-    return TableHeader("t", "run", match, {}, code_versions(rules) if rules is not None else None)
+    return TableHeader("t", "run", match, opened("t"), code_versions(rules) if rules is not None else None)
 
 
 def test_a_table_resumes_under_the_rules_it_started_with() -> None:
