@@ -4,9 +4,9 @@ engine walks them, opening rounds and turns and firing, at every step, the
 trigger timings of seed 003's flow (timings.py), so a handler may change
 an event's data (how many cards are drawn), skip a phase or a turn, or stop
 it. Big Two's turn is one phase that waits for the player; Duel's a refresh
-and then its play phase. Kingdoms runs seed 003's own six phases as frames
-(games/engine/frames.py, games/kingdoms/turns.py) and takes only
-`draw_phase` from here.
+and then its play phase; a game with a draw phase lists `draw_phase`.
+Kingdoms, whose phases nest events that wait for players, runs seed 003's
+six phases as frames instead (games/engine/frames.py, games/kingdoms/turns.py).
 
 `begin_turn` returns the phase the turn rests in; the game calls
 `finish_phase` when the player is done with it. A phase or a turn may also
