@@ -14,7 +14,7 @@ The plain forms:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from tablehost.actors.tournament.records import TournamentSpec
 
@@ -83,43 +83,36 @@ class CoreEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class StartEvent:
+class _Mark:
+    """An event that is its kind alone."""
+
+    KIND: ClassVar[str]
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"kind": self.KIND}
+
+    @classmethod
+    def from_plain(cls, plain: dict[str, Any]) -> Self:
+        return cls()
+
+
+@dataclass(frozen=True, slots=True)
+class StartEvent(_Mark):
     """The organiser started it: round 1 is paired next."""
 
     KIND: ClassVar[str] = "start"
 
-    def to_plain(self) -> dict[str, Any]:
-        return {"kind": self.KIND}
-
-    @classmethod
-    def from_plain(cls, plain: dict[str, Any]) -> StartEvent:
-        return cls()
-
 
 @dataclass(frozen=True, slots=True)
-class PausedEvent:
+class PausedEvent(_Mark):
     """An administrator paused it: no round starts until resumed."""
 
     KIND: ClassVar[str] = "paused"
 
-    def to_plain(self) -> dict[str, Any]:
-        return {"kind": self.KIND}
-
-    @classmethod
-    def from_plain(cls, plain: dict[str, Any]) -> PausedEvent:
-        return cls()
-
 
 @dataclass(frozen=True, slots=True)
-class ResumedEvent:
+class ResumedEvent(_Mark):
     KIND: ClassVar[str] = "resumed"
-
-    def to_plain(self) -> dict[str, Any]:
-        return {"kind": self.KIND}
-
-    @classmethod
-    def from_plain(cls, plain: dict[str, Any]) -> ResumedEvent:
-        return cls()
 
 
 LogEvent = CreatedEvent | CoreEvent | StartEvent | PausedEvent | ResumedEvent
