@@ -146,17 +146,23 @@ class RedisStore:
         self._finish = self._redis.register_script(_FINISH)
 
     def create(self, headers: Sequence[TableHeader]) -> dict[str, Exception]:
-        """Record new tables in one pipeline and one wait for the replicas."""
+        """Record new tables in one pipeline whose WAIT for the replicas is on
+        the connection that wrote them (WAIT counts that connection's writes)."""
         failed: dict[str, Exception] = {}
         try:
             with self._redis.pipeline(transaction=False) as pipe:
                 for header in headers:
                     keys = [_key(header.table_id, part) for part in ("header", "epoch", "seq")] + [_TABLES]
                     self._create(keys=keys, args=[_pack(header.to_plain()), header.table_id], client=pipe)
+                if self._target.replicas:
+                    pipe.wait(self._target.replicas, self._target.wait_ms)
                 results = pipe.execute(raise_on_error=False)
-            self._wait_for_replicas()
         except redis.RedisError as error:
             raise _failure(error) from error
+        if self._target.replicas:
+            holding = results.pop()
+            if isinstance(holding, Exception) or not self._target.confirmed(holding):
+                raise StoreUnavailable(self._unconfirmed(holding))  # tried again whole, each create taken once
         for header, result in zip(headers, results):
             if isinstance(result, redis.ResponseError) and str(result).startswith("EXISTS"):
                 failed[header.table_id] = TableExists(f"table {header.table_id} exists already in {self.url}")

@@ -72,6 +72,21 @@ def test_a_write_the_replica_cannot_confirm_is_not_acknowledged_and_its_retry_is
     store.close()
 
 
+def test_a_create_the_replica_cannot_confirm_is_reported_worth_retrying_and_its_retry_is_taken_once(
+        group: LoopbackGroup) -> None:
+    store = RedisStore(group.url.replace("wait_ms=1000", "wait_ms=200"))
+    replica = next(port for port in group.servers if port != group.primary_port)
+    group.pause(replica)
+    try:
+        with pytest.raises(StoreUnavailable, match="0 of the 1 replicas"):
+            store.create([header("t4"), header("t5")])
+    finally:
+        group.resume(replica)
+    assert store.create([header("t4"), header("t5")]) == {}
+    assert store.header("t5") == header("t5") and {"t4", "t5"} <= set(store.unfinished())
+    store.close()
+
+
 @pytest.mark.parametrize("group", [2], indirect=True)
 def test_the_store_follows_the_promoted_replica_and_nothing_acknowledged_is_lost(group: LoopbackGroup) -> None:
     group.wait_until_sentinel_knows_replicas()
