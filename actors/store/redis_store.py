@@ -33,6 +33,7 @@ from typing import Any
 
 import msgpack
 import redis
+from redis.client import Pipeline
 
 from tablehost.actors.store import (FINISHED_RETENTION_S, Appends, Checkpoint, Fenced, JournalEntry, StoredTable,
                                     StoreError, StoreUnavailable, TableExists, TableHeader)
@@ -146,23 +147,17 @@ class RedisStore:
         self._finish = self._redis.register_script(_FINISH)
 
     def create(self, headers: Sequence[TableHeader]) -> dict[str, Exception]:
-        """Record new tables in one pipeline whose WAIT for the replicas is on
-        the connection that wrote them (WAIT counts that connection's writes)."""
+        """Record new tables in one pipeline (a create the replicas do not
+        confirm is tried again whole: each is taken once)."""
         failed: dict[str, Exception] = {}
         try:
             with self._redis.pipeline(transaction=False) as pipe:
                 for header in headers:
                     keys = [_key(header.table_id, part) for part in ("header", "epoch", "seq")] + [_TABLES]
                     self._create(keys=keys, args=[_pack(header.to_plain()), header.table_id], client=pipe)
-                if self._target.replicas:
-                    pipe.wait(self._target.replicas, self._target.wait_ms)
-                results = pipe.execute(raise_on_error=False)
+                results = self._held(pipe)
         except redis.RedisError as error:
             raise _failure(error) from error
-        if self._target.replicas:
-            holding = results.pop()
-            if isinstance(holding, Exception) or not self._target.confirmed(holding):
-                raise StoreUnavailable(self._unconfirmed(holding))  # tried again whole, each create taken once
         for header, result in zip(headers, results):
             if isinstance(result, redis.ResponseError) and str(result).startswith("EXISTS"):
                 failed[header.table_id] = TableExists(f"table {header.table_id} exists already in {self.url}")
@@ -189,16 +184,11 @@ class RedisStore:
                     args += [_pack(checkpoint.to_plain()), checkpoint.seq] if checkpoint is not None else ["", 0]
                     self._append(keys=[_key(table_id, p) for p in ("epoch", "seq", "journal", "checkpoint")],
                                  args=args, client=pipe)
-                if self._target.replicas:
-                    pipe.wait(self._target.replicas, self._target.wait_ms)
-                results = pipe.execute(raise_on_error=False)
+                results = self._held(pipe)
         except redis.RedisError as error:
             return {table_id: _failure(error) for table_id in batch}
-        if self._target.replicas:
-            holding = results.pop()
-            if isinstance(holding, Exception) or not self._target.confirmed(holding):
-                unconfirmed = StoreUnavailable(self._unconfirmed(holding))
-                return {table_id: unconfirmed for table_id in batch}
+        except StoreUnavailable as unconfirmed:
+            return {table_id: unconfirmed for table_id in batch}
         for table_id, result in zip(order, results):
             if isinstance(result, redis.ResponseError) and str(result).startswith("FENCED"):
                 failed[table_id] = Fenced(str(result))
@@ -220,10 +210,16 @@ class RedisStore:
             if header is None:
                 raise StoreError(f"no table {table_id} in {self.url}")
             epoch_key = _key(table_id, "epoch")
-            epoch = int(self._redis.incr(epoch_key) if claim else self._redis.get(epoch_key))
             if claim:
                 # A claim a promoted replica lacked would let the old incarnation write on.
-                self._wait_for_replicas()
+                with self._redis.pipeline(transaction=False) as pipe:
+                    pipe.incr(epoch_key)
+                    (claimed,) = self._held(pipe)
+                if isinstance(claimed, Exception):
+                    raise claimed
+                epoch = int(claimed)
+            else:
+                epoch = int(self._redis.get(epoch_key))
             raw_checkpoint = self._redis.get(_key(table_id, "checkpoint"))
             checkpoint = Checkpoint.from_plain(_unpack(raw_checkpoint)) if raw_checkpoint is not None else None
             after = checkpoint.seq if checkpoint is not None else 0
@@ -238,9 +234,12 @@ class RedisStore:
     def finish(self, table_id: str, epoch: int, outcome: str) -> None:
         try:
             others = [_key(table_id, part) for part in ("header", "seq", "journal", "checkpoint")]
-            self._finish(keys=[_key(table_id, "epoch"), _TABLES, *others],
-                         args=[epoch, table_id, max(1, int(self.finished_retention_s))])
-            self._wait_for_replicas()
+            with self._redis.pipeline(transaction=False) as pipe:
+                self._finish(keys=[_key(table_id, "epoch"), _TABLES, *others],
+                             args=[epoch, table_id, max(1, int(self.finished_retention_s))], client=pipe)
+                (finished,) = self._held(pipe)
+            if isinstance(finished, Exception):
+                raise finished
         except redis.RedisError as error:
             raise _failure(error) from error
 
@@ -259,13 +258,20 @@ class RedisStore:
             raise StoreError(f"no table {table_id} in {self.url}")
         return TableHeader.from_plain(_unpack(header))
 
-    def _wait_for_replicas(self) -> None:
-        """Return once the replicas the URL asks for hold every write so far;
-        raise StoreUnavailable (to be tried again) if they do not in time."""
+    def _held(self, pipe: Pipeline) -> list[Any]:
+        """Execute `pipe`, then wait for the replicas the URL asks for on the
+        same connection (WAIT counts the writes of the connection it is sent
+        on, and a pool lends another to the next call); the pipeline's
+        replies, without the wait's. Raises StoreUnavailable (worth trying
+        again) when the replicas do not confirm in time."""
         if self._target.replicas:
-            holding = self._redis.wait(self._target.replicas, self._target.wait_ms)
-            if not self._target.confirmed(holding):
+            pipe.wait(self._target.replicas, self._target.wait_ms)
+        results: list[Any] = pipe.execute(raise_on_error=False)
+        if self._target.replicas:
+            holding = results.pop()
+            if isinstance(holding, Exception) or not self._target.confirmed(holding):
                 raise StoreUnavailable(self._unconfirmed(holding))
+        return results
 
     def _unconfirmed(self, holding: object) -> str:
         return (f"redis: the write reached {holding} of the {self._target.replicas} replicas that must hold it "
