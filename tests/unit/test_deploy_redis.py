@@ -112,6 +112,16 @@ def layout(tmp_path: Path):
     started.stop()
 
 
+def _takes_writes(layout: Layout, port: int) -> bool:
+    try:
+        layout.client(port).set("tournament", "log")
+    except redis.ResponseError as error:
+        if str(error).startswith("NOREPLICAS"):
+            return False
+        raise
+    return True
+
+
 def _answers(layout: Layout, port: int) -> bool:
     try:
         return bool(layout.client(port).ping())
@@ -152,7 +162,8 @@ def test_the_backup_is_a_checked_snapshot_of_the_primary_sentinel_names(layout: 
         layout.start_sentinel(index)
     layout.start_store(1)
     wait(lambda: layout.primary_named() == first and layout.role(second) == ("slave", first), 20, "the layout")
-    layout.client(first).set("tournament", "log")
+    # The primary takes writes once its replica has acknowledged it (min-replicas-to-write).
+    wait(lambda: _takes_writes(layout, first), 20, "the primary to take writes")
     backups = tmp_path / "backups"
     backups.mkdir()
     stale = backups / "store-20200101T000000Z.rdb"
