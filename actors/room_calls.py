@@ -76,10 +76,10 @@ class OpenedTable:
 
 @dataclass(frozen=True, slots=True)
 class TableOpening:
-    """A room's answer for one table it was asked to open or to resume: the
-    table's record (who sits where, see table_record) and, for a resumed
-    table, its seq and epoch; or why it is not open, and whether another
-    room may take it (this one was full)."""
+    """A room's answer for one table it was asked to open or to resume: who
+    sits where (its OpenedTable) and, for a resumed table, its seq and
+    epoch; or why it is not open, and whether another room may take it
+    (this one was full)."""
 
     table_id: str
     opened: OpenedTable | None = None
@@ -92,7 +92,7 @@ class TableOpening:
 @dataclass(frozen=True, slots=True)
 class RoomStarted:
     """Where a room serves (its `start`), and, for a lobby taking it back
-    (its `inventory`), its capacity and every table's record."""
+    (its `inventory`), its capacity and every table's OpenedTable."""
 
     room_id: str
     endpoint: str

@@ -64,8 +64,8 @@ class TableStatus:
 
 
 class RoomTables:
-    """The room's open tables by id, with the lobby's record of each (see
-    room_calls.table_record), and every way one ends."""
+    """The room's open tables by id, with who sits where at each
+    (room_calls.OpenedTable), and every way one ends."""
 
     def __init__(self, room_id: str, config: RoomConfig, reports: RoomReports) -> None:
         self.room_id = room_id

@@ -69,7 +69,8 @@ class TableHeader:
     @classmethod
     def from_plain(cls, plain: Mapping[str, Any]) -> TableHeader:
         versions = plain.get("versions")
-        return cls(plain["table_id"], plain["run_id"], MatchHeader.from_plain(plain["match"]), OpenedTable.from_plain(plain["record"]),
+        return cls(plain["table_id"], plain["run_id"], MatchHeader.from_plain(plain["match"]),
+                   OpenedTable.from_plain(plain["record"]),
                    CodeVersions.from_plain(versions) if versions is not None else None)
 
 
