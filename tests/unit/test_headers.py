@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgpack
 
-from tablehost.actors.room_calls import OpenedTable
+from tablehost.actors.room_calls import OpenedTable, SeatRequest, TableRequest, opened_table
 from tablehost.actors.store import Appends, JournalEntry, TableHeader
 from tablehost.actors.store.local import LocalStore
 from tablehost.actors.table import resume_table
@@ -47,8 +47,9 @@ def test_a_header_from_before_join_data_and_deals_were_kept_replays_as_dealt_at_
 def record_as_written_before(table_id: str) -> dict:
     """A room's record of a table as the code that kept it as a plain dict wrote it."""
     return {"table_id": table_id, "game": "bigtwo", "variant": "", "commitment": "c0" * 32,
-            "players": list(PLAYERS), "tickets": ["t0", "t1", "t2", "t3"], "clients": ["", "", "", ""],
-            "join": [{}, {}, {}, {}], "entrants": ["t2", "t0", "t3", "t1"], "options": {}, "started_ms": 1_000}
+            "players": list(PLAYERS), "tickets": ["t0", "t1", "t2", "t3"], "clients": ["player:a", "", "", ""],
+            "join": [{"league": "a"}, {}, {"league": "a", "mark": "♦"}, {}], "entrants": ["t2", "t0", "t3", "t1"],
+            "options": {"turn_timeout_ms": 500}, "started_ms": 1_000}
 
 
 def old_table(tmp_path: Path, table_id: str) -> tuple[dict, Match]:
@@ -84,12 +85,28 @@ def test_a_table_header_round_trips_through_its_plain_form() -> None:
     assert TableHeader.from_plain(msgpack.unpackb(msgpack.packb(plain))) == header
 
 
+def test_a_rooms_opened_table_round_trips_through_the_headers_plain_form() -> None:
+    entrants = (SeatRequest("t0", "a", {"league": "a"}, "player:a"), SeatRequest("t1", "b"),
+                SeatRequest("t2", "c", {"league": "a", "mark": "♦"}), SeatRequest("t3", "d"))
+    request = TableRequest("t-2", "bigtwo", "", TableSeed.numbered(5), entrants, {"turn_timeout_ms": 500})
+    opened = opened_table(request, [entrants[2], entrants[0], entrants[3], entrants[1]])
+    assert opened.players == ("c", "a", "d", "b") and opened.entrants == ("t0", "t1", "t2", "t3")
+    assert opened.join[0] == {"league": "a", "mark": "♦"} and opened.clients == ("", "player:a", "", "")
+    match = Match(BIGTWO, TableSeed.numbered(5), list(opened.players), {}, 0)
+    header = TableHeader("t-2", "run-1", match.header(), opened, code_versions(BIGTWO))
+    plain = msgpack.unpackb(msgpack.packb(header.to_plain(), use_bin_type=True))
+    assert list(plain["record"]) == list(record_as_written_before("t-2"))
+    assert plain["record"]["players"] == ["c", "a", "d", "b"] and plain["record"]["options"] == {"turn_timeout_ms": 500}
+    assert TableHeader.from_plain(plain).opened == opened and TableHeader.from_plain(plain) == header
+
+
 def test_an_old_stored_header_reads_back_typed_and_resumes_as_rules_version_1(tmp_path: Path) -> None:
     plain, match = old_table(tmp_path, "t-old")
     store = LocalStore(str(tmp_path))
     header = store.header("t-old")
     assert (header.table_id, header.run_id) == ("t-old", "run-1")
     assert header.opened.players == tuple(PLAYERS) and header.opened.entrants == ("t2", "t0", "t3", "t1")
+    assert header.opened.join[2] == {"league": "a", "mark": "♦"} and header.opened.clients[0] == "player:a"
     assert header.opened.to_plain() == plain["record"]
     assert header.match.join == () and header.match.deal_deadline_ms is None and header.versions is None
     stored = store.claim("t-old")
