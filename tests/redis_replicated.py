@@ -182,4 +182,4 @@ def wait(condition, timeout_s: float, what: str, interval_s: float = 0.05) -> No
     while not condition():
         if time.monotonic() > deadline:
             raise TimeoutError(f"waited {timeout_s:.0f} s for {what}")
-        time.sleep(interval_s)
+        time.sleep(interval_s)  # the poll interval of this condition wait
