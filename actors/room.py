@@ -156,8 +156,8 @@ class RoomActor:
             if index and index % _OPEN_BEFORE_YIELDING == 0:
                 await asyncio.sleep(0)  # let the room's other tables move meanwhile
             answers.append(self._open_one(request))
-        if self.store is not None:
-            opened = [index for index, answer in enumerate(answers) if answer.opened is not None]
+        opened = [index for index, answer in enumerate(answers) if answer.opened is not None]
+        if self.store is not None and opened:
             try:
                 failed = await through_outage(self.store.create, [self._header(answers[i].table_id) for i in opened])
             except Exception as error:  # the store is out for longer than an outage: every table fails

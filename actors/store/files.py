@@ -73,13 +73,14 @@ def sync_all(descriptors: list[int]) -> int:
 def sync_paths(paths: list[Path]) -> None:
     """`sync_all` of files and folders by path: a file's data, a folder's
     entries (the files created, renamed or deleted in it)."""
-    opened = paths[:1] if len(paths) > 1 and _syncfs is not None else paths
-    descriptors = [os.open(path, os.O_RDONLY) for path in opened]
+    whole_file_system = len(paths) > 1 and _syncfs is not None
+    descriptors = [os.open(path, os.O_RDONLY) for path in (paths[:1] if whole_file_system else paths)]
     try:
-        if len(paths) > 1 and _syncfs is not None:
+        if whole_file_system:
             _sync_file_system(descriptors[0])
         else:
-            sync_all(descriptors)
+            for descriptor in descriptors:
+                os.fsync(descriptor)
     finally:
         for descriptor in descriptors:
             os.close(descriptor)
